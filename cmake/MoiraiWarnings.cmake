@@ -1,0 +1,12 @@
+# Warning and sanitizer flags shared by every Moirai target.
+add_library(moirai_build_flags INTERFACE)
+target_compile_options(moirai_build_flags INTERFACE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor)
+if(MOIRAI_WERROR)
+  target_compile_options(moirai_build_flags INTERFACE -Werror)
+endif()
+if(MOIRAI_SANITIZE)
+  # The fiber switches tell ASan about VP stacks (proto_runtime/src/sanitizer_fiber.h).
+  set(moirai_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_compile_options(${moirai_sanitize_flags})
+  add_link_options(${moirai_sanitize_flags})
+endif()

@@ -1,0 +1,35 @@
+// The vocabulary every layer shares: cores, VPs, units, constructs and call sites.
+#pragma once
+
+#include <cstdint>
+#include <source_location>
+
+namespace moirai {
+
+// CoreId numbers the cores a run uses, 0 .. core_count-1.
+using CoreId = std::uint32_t;
+
+// kAnyCore stands for "no particular core" (an unpinned VP, a wake-up for every core).
+inline constexpr CoreId kAnyCore = ~CoreId{0};
+
+// VpId numbers the virtual processors of one run from 1 in creation order.
+using VpId = std::uint64_t;
+
+// UnitId numbers the units (work-units) of one run from 1; 0 means "no unit".
+using UnitId = std::uint64_t;
+
+// ConstructKind identifies a language construct; 0 is the proto-runtime's own "end VP".
+using ConstructKind = std::uint32_t;
+
+// CallSite is where application code entered the runtime (file and line from std::source_location).
+struct CallSite {
+  const char* file = "";
+  std::uint32_t line = 0;
+  const char* function = "";
+
+  static constexpr CallSite from(const std::source_location& where) noexcept {
+    return CallSite{where.file_name(), where.line(), where.function_name()};
+  }
+};
+
+}  // namespace moirai

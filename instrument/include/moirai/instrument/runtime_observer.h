@@ -1,0 +1,38 @@
+// The proto-runtime's instrumentation points, as an observer interface recorders implement.
+#pragma once
+
+#include "moirai/instrument/ids.h"
+
+namespace moirai::instrument {
+
+// RuntimeObserver receives every instrumentation point of the proto-runtime. Each call happens on
+// the thread animating the core it names, so an implementation may keep per-core state without
+// locks. The defaults do nothing; with no observer installed the runtime pays one load and a
+// predictable branch per point.
+class RuntimeObserver {
+ public:
+  virtual ~RuntimeObserver() = default;
+
+  // unit_begin is called just before the core switches into `vp` to animate `unit`.
+  virtual void unit_begin(CoreId /*core*/, VpId /*vp*/, UnitId /*unit*/) {}
+  // unit_end is called just after `vp` switched back to the runtime, ending `unit` with a request
+  // for construct `ended_by` made at `site`.
+  virtual void unit_end(CoreId /*core*/, VpId /*vp*/, UnitId /*unit*/, ConstructKind /*ended_by*/,
+                        const CallSite& /*site*/) {}
+  // handler_enter / handler_exit bracket the language's request handler for `kind`, called on
+  // behalf of `requesting_unit` (the unit that ended by making the request).
+  virtual void handler_enter(CoreId /*core*/, ConstructKind /*kind*/, UnitId /*requesting_unit*/) {}
+  virtual void handler_exit(CoreId /*core*/, ConstructKind /*kind*/, UnitId /*requesting_unit*/) {}
+  // assigner_enter / assigner_exit bracket the language's assigner; `chosen` is the unit it picked
+  // for this core, or 0 when it had nothing.
+  virtual void assigner_enter(CoreId /*core*/) {}
+  virtual void assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
+  // lock_wait_begin / lock_wait_end bracket a wait for the runtime lock (only when it was taken).
+  virtual void lock_wait_begin(CoreId /*core*/) {}
+  virtual void lock_wait_end(CoreId /*core*/) {}
+  // idle_begin / idle_end bracket a period in which the core had nothing to animate.
+  virtual void idle_begin(CoreId /*core*/) {}
+  virtual void idle_end(CoreId /*core*/) {}
+};
+
+}  // namespace moirai::instrument

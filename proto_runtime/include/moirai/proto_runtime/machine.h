@@ -1,0 +1,37 @@
+// The machine under the runtime: real cores, or (later) a simulated machine in virtual time.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "moirai/instrument/ids.h"
+
+namespace moirai::proto {
+
+// CoreScheduler is one step of a core's scheduler loop; the runtime implements it, the machine
+// drives it.
+class CoreScheduler {
+ public:
+  enum class Step { animated, idle, finished };
+  virtual ~CoreScheduler() = default;
+  // step handles the request of the VP this core animated last, asks the assigner for the next
+  // VP and animates it for one unit. Returns idle when there was nothing to animate and finished
+  // when the run is over for this core.
+  virtual Step step(CoreId core) = 0;
+};
+
+// Machine runs the scheduler loop of each core and wakes idle cores when work arrives.
+class Machine {
+ public:
+  virtual ~Machine() = default;
+  // core_count is how many cores the machine offers the run.
+  virtual std::size_t core_count() const = 0;
+  // drive steps every core until each one's step returned finished.
+  virtual void drive(CoreScheduler& scheduler) = 0;
+  // notify_work tells an idle `core` (kAnyCore: every core) that it may have work.
+  virtual void notify_work(CoreId core) = 0;
+  // describe_core names a core in the machine's terms, for messages.
+  virtual std::string describe_core(CoreId core) const = 0;
+};
+
+}  // namespace moirai::proto

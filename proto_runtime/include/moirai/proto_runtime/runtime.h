@@ -1,0 +1,56 @@
+// The proto-runtime: animates a language's VPs on a machine until every VP has ended.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "moirai/instrument/ids.h"
+#include "moirai/instrument/runtime_observer.h"
+#include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/proto_runtime/machine.h"
+#include "moirai/proto_runtime/virtual_processor.h"
+
+namespace moirai::proto {
+
+// RuntimeConfig holds the settings of one runtime.
+struct RuntimeConfig {
+  std::size_t default_stack_size = 256 * 1024;         // bytes per VP stack, guard page extra
+  instrument::RuntimeObserver* observer = nullptr;     // receives the instrumentation points
+};
+
+// RunStats counts what a run did.
+struct RunStats {
+  std::uint64_t vps_created = 0;
+  std::uint64_t units_animated = 0;
+  std::uint64_t requests_handled = 0;  // construct requests, kEndVp included
+};
+
+// Runtime is the VMS-like proto-runtime: per-core scheduler loops, the runtime lock, VP
+// lifecycle, deadlock detection. It knows nothing of any language.
+class Runtime final : private CoreScheduler {
+ public:
+  Runtime(Machine& machine, LanguagePlugin& language, RuntimeConfig config = {});
+  ~Runtime() override;
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+
+  // run creates the seed VP and animates VPs until every VP has ended. It throws DeadlockError
+  // when VPs remain blocked with nothing running or ready, and VpFailure when an exception
+  // escaped a VP; either way every remaining VP is unwound first. A Runtime runs once.
+  void run(VpFunction seed, VpOptions options = {},
+           const CallSite& created_at = CallSite::from(std::source_location::current()));
+
+  // stats counts what the run did so far.
+  RunStats stats() const;
+  // machine is the machine this runtime animates.
+  Machine& machine() noexcept;
+
+ private:
+  friend class RuntimeServices;
+  struct Impl;
+  Step step(CoreId core) override;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace moirai::proto

@@ -1,0 +1,88 @@
+// A virtual processor (VP): a suspendable sequential thread of application code on its own stack.
+#pragma once
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "moirai/instrument/ids.h"
+#include "moirai/proto_runtime/request.h"
+
+namespace moirai::proto {
+
+class VirtualProcessor;
+
+// VpFunction is the code a VP animates; it receives its own VP.
+using VpFunction = std::function<void(VirtualProcessor&)>;
+
+// VpOptions chooses a new VP's name, the core it is pinned to and its stack size.
+struct VpOptions {
+  std::string name;               // for reports; defaults to "vp<id>"
+  CoreId core = kAnyCore;         // pin to this core, or leave the choice to the assigner
+  std::size_t stack_size = 0;     // bytes; 0 takes the runtime's default
+};
+
+// VirtualProcessor is a Boost.Context fiber with a guard-paged stack plus the runtime's meta-data
+// for it. Only the runtime creates and destroys VPs; languages hold pointers to them while alive.
+class VirtualProcessor {
+ public:
+  ~VirtualProcessor();
+  VirtualProcessor(const VirtualProcessor&) = delete;
+  VirtualProcessor& operator=(const VirtualProcessor&) = delete;
+
+  // id numbers the VP from 1 in creation order.
+  VpId id() const noexcept { return id_; }
+  // name is the VP's display name.
+  const std::string& name() const noexcept { return name_; }
+  // created_at is where the VP was created.
+  const CallSite& created_at() const noexcept { return created_at_; }
+  // home_core is the core the VP is pinned to, or kAnyCore.
+  CoreId home_core() const noexcept { return home_core_; }
+  // last_core is the core that animated the VP last, or kAnyCore before its first unit.
+  CoreId last_core() const noexcept { return last_core_; }
+  // unit is the VP's current unit: the one it is animating, or the one it will animate next.
+  UnitId unit() const noexcept { return unit_; }
+  // pending_request is the request the VP is suspended in, or nullptr (running, or not started).
+  const Request* pending_request() const noexcept { return pending_; }
+
+  // call_runtime is called from inside this VP: it ends the current unit, hands `request` to the
+  // language's handler and returns when a handler made the VP ready again. Throws UsageError when
+  // the handler failed the request.
+  void call_runtime(Request& request);
+  // end_self is called from inside this VP: it unwinds the VP's stack and ends it.
+  [[noreturn]] void end_self(const CallSite& site);
+
+  // language_slot is per-VP storage owned by the language plugin (touched under the runtime lock).
+  void* language_slot = nullptr;
+
+ private:
+  friend class Runtime;
+  struct Fiber;  // the Boost.Context fiber and its sanitizer bookkeeping
+
+  VirtualProcessor(VpId id, std::string name, CallSite created_at, CoreId home_core,
+                   std::size_t stack_size, VpFunction fn);
+  // switch_in animates the VP until it next calls the runtime or finishes (runtime side).
+  void switch_in(CoreId core);
+  // switch_out returns from the VP to the core that animates it (VP side).
+  void switch_out();
+  void entry();
+
+  VpId id_;
+  std::string name_;
+  CallSite created_at_;
+  CoreId home_core_;
+  CoreId last_core_ = kAnyCore;
+  UnitId unit_ = 0;
+  VpFunction fn_;
+  Request* pending_ = nullptr;
+  Request end_request_;
+  bool finished_ = false;
+  bool cancelled_ = false;
+  std::exception_ptr error_;
+  std::unique_ptr<Fiber> fiber_;
+  std::size_t live_index_ = 0;  // position in the runtime's list of live VPs
+};
+
+}  // namespace moirai::proto

@@ -1,0 +1,36 @@
+// Singleton: a block of code that runs once, in the first VP to reach it.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "moirai/instrument/ids.h"
+
+namespace moirai::proto {
+class VirtualProcessor;
+}
+
+namespace moirai::ssr {
+
+class SsrLanguage;
+
+// Singleton identifies one singleton block; pass the same object from every VP that may reach
+// the block (Context::singleton). It must outlive the run's use of it.
+class Singleton {
+ public:
+  explicit Singleton(std::string name = "singleton") : name_(std::move(name)) {}
+  Singleton(const Singleton&) = delete;
+  Singleton& operator=(const Singleton&) = delete;
+  // name is the singleton's display name in reports.
+  const std::string& name() const noexcept { return name_; }
+
+ private:
+  friend class SsrLanguage;  // the state below is touched only by its handlers, under the lock
+  enum class State { fresh, running, done };
+  std::string name_;
+  State state_ = State::fresh;
+  VpId owner_ = 0;
+  std::vector<proto::VirtualProcessor*> waiters_;
+};
+
+}  // namespace moirai::ssr

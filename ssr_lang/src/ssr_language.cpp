@@ -1,0 +1,328 @@
+#include "ssr_language.h"
+
+#include <cxxabi.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <utility>
+
+#include "moirai/proto_runtime/errors.h"
+#include "moirai/proto_runtime/virtual_processor.h"
+
+namespace moirai::ssr {
+
+using detail::Construct;
+using proto::Request;
+using proto::RuntimeServices;
+using proto::VirtualProcessor;
+
+namespace {
+
+detail::Outgoing& outgoing(const Request& request) {
+  return *static_cast<detail::Outgoing*>(request.payload);
+}
+detail::Incoming& incoming(const Request& request) {
+  return *static_cast<detail::Incoming*>(request.payload);
+}
+bool is_send(ConstructKind kind) {
+  return kind == detail::kSendFromTo || kind == detail::kSendOfTypeTo ||
+         kind == detail::kSendOfType;
+}
+
+std::string type_name(detail::TypeTag type) {
+  int status = 0;
+  std::unique_ptr<char, void (*)(void*)> readable(
+      abi::__cxa_demangle(type->name(), nullptr, nullptr, &status), std::free);
+  return status == 0 && readable ? readable.get() : type->name();
+}
+
+const std::string& channel_name(const detail::MessageTypeBase* channel) {
+  return channel->name();
+}
+
+}  // namespace
+
+SsrLanguage::~SsrLanguage() {
+  // VPs unwound after a deadlock or failure never reach their end handler.
+  for (auto& [id, vp_state] : alive_) delete vp_state;
+}
+
+void SsrLanguage::vp_created(VirtualProcessor& vp) {
+  auto* vp_state = new VpState{};
+  vp_state->vp = &vp;
+  vp.language_slot = vp_state;
+  alive_.emplace(vp.id(), vp_state);
+}
+
+SsrLanguage::VpState* SsrLanguage::find(VpId id) const {
+  auto found = alive_.find(id);
+  return found == alive_.end() ? nullptr : found->second;
+}
+
+proto::VpFunction SsrLanguage::wrap(std::function<void(Context&)> body) const {
+  return [body = std::move(body), cores = core_count_](VirtualProcessor& vp) {
+    Context context(vp, cores);
+    body(context);
+  };
+}
+
+std::string_view SsrLanguage::construct_name(ConstructKind kind) const {
+  switch (kind) {
+    case proto::kEndVp: return "end_vp";
+    case detail::kCreateVp: return "create_vp";
+    case detail::kSendFromTo: return "send_from_to";
+    case detail::kReceiveFromTo: return "receive_from_to";
+    case detail::kSendOfTypeTo: return "send_of_type_to";
+    case detail::kReceiveOfTypeTo: return "receive_of_type_to";
+    case detail::kSendOfType: return "send_of_type";
+    case detail::kReceiveOfType: return "receive_of_type";
+    case detail::kSingletonEnter: return "singleton";
+    case detail::kSingletonDone: return "singleton end";
+    default: return "unknown construct";
+  }
+}
+
+void SsrLanguage::handle(Request& request, RuntimeServices& services) {
+  switch (request.kind) {
+    case proto::kEndVp: return end_vp(request, services);
+    case detail::kCreateVp: return create_vp(request, services);
+    case detail::kSendFromTo:
+    case detail::kReceiveFromTo: return from_to(request, services);
+    case detail::kSendOfTypeTo: {
+      VpState* receiver = find(outgoing(request).peer);
+      if (receiver == nullptr) {
+        return refuse(request, services,
+                      "send_of_type_to: the receiver " + describe_vp(outgoing(request).peer) +
+                          " has ended (or never existed)");
+      }
+      return typed(request, services, receiver->inbox[outgoing(request).channel]);
+    }
+    case detail::kReceiveOfTypeTo:
+      return typed(request, services, state(*request.requester).inbox[incoming(request).channel]);
+    case detail::kSendOfType: return typed(request, services, channels_[outgoing(request).channel]);
+    case detail::kReceiveOfType:
+      return typed(request, services, channels_[incoming(request).channel]);
+    case detail::kSingletonEnter: return singleton_enter(request, services);
+    case detail::kSingletonDone: return singleton_done(request, services);
+    default:
+      return refuse(request, services, "unknown SSR construct " + std::to_string(request.kind));
+  }
+}
+
+void SsrLanguage::refuse(Request& request, RuntimeServices& services, std::string message) {
+  services.fail(request, std::move(message));
+  services.make_ready(*request.requester);
+}
+
+std::string SsrLanguage::describe_vp(VpId id) const {
+  if (id == 0) return "(no VP: a default VpRef)";
+  if (const VpState* vp_state = find(id)) {
+    return "VP " + std::to_string(id) + " '" + vp_state->vp->name() + "'";
+  }
+  return "VP " + std::to_string(id);
+}
+
+// ---------------------------------------------------------------------------------------------
+// create and end
+// ---------------------------------------------------------------------------------------------
+
+void SsrLanguage::create_vp(Request& request, RuntimeServices& services) {
+  auto& call = *static_cast<detail::CreateVp*>(request.payload);
+  const CreateOptions& options = *call.options;
+  if (options.core != kAnyCore && options.core >= core_count_) {
+    return refuse(request, services,
+                  "create_vp: cannot pin a VP to core " + std::to_string(options.core) +
+                      ": the run has " + std::to_string(core_count_) + " cores (0.." +
+                      std::to_string(core_count_ - 1) + ")");
+  }
+  if (options.stack_size != 0 && options.stack_size < 16 * 1024) {
+    return refuse(request, services,
+                  "create_vp: a stack of " + std::to_string(options.stack_size) +
+                      " bytes is below the 16 KiB minimum");
+  }
+  VirtualProcessor& child = services.create_vp(
+      wrap(std::move(*call.body)), proto::VpOptions{options.name, options.core, options.stack_size},
+      request.site);
+  call.created = child.id();
+  // The child is queued before its creator: with both on one core the child runs first, the
+  // FIFO behaviour behind the paper's creator starvation (section 3.4.1).
+  services.make_ready(child);
+  services.make_ready(*request.requester);
+}
+
+void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
+  VirtualProcessor& ended = *request.requester;
+  VpState* vp_state = &state(ended);
+  // Whoever waits for this VP by name would wait forever: tell them now, at their call site.
+  for (VpId waiter_id : vp_state->waited_on_by) {
+    VpState* waiter = find(waiter_id);
+    if (waiter == nullptr || waiter->from_to_wait == nullptr) continue;
+    Request& wait = *waiter->from_to_wait;
+    const bool names_ended = is_send(wait.kind) ? outgoing(wait).peer == ended.id()
+                                                : incoming(wait).peer == ended.id();
+    if (!names_ended) continue;
+    waiter->from_to_wait = nullptr;
+    refuse(wait, services,
+           std::string(construct_name(wait.kind)) + ": " + describe_vp(ended.id()) +
+               (is_send(wait.kind) ? " ended without receiving" : " ended without sending"));
+  }
+  for (auto& [channel, box] : vp_state->inbox) {
+    for (Request* send : box.senders) {
+      refuse(*send, services,
+             "send_of_type_to: the receiver " + describe_vp(ended.id()) +
+                 " ended without receiving this '" + channel_name(channel) + "' message");
+    }
+  }
+  alive_.erase(ended.id());
+  ended.language_slot = nullptr;
+  delete vp_state;
+}
+
+// ---------------------------------------------------------------------------------------------
+// send_from_to / receive_from_to
+// ---------------------------------------------------------------------------------------------
+
+void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
+  const bool sending = request.kind == detail::kSendFromTo;
+  VirtualProcessor& me = *request.requester;
+  const VpId peer_id = sending ? outgoing(request).peer : incoming(request).peer;
+  const char* construct = sending ? "send_from_to" : "receive_from_to";
+  if (peer_id == me.id()) {
+    return refuse(request, services,
+                  std::string(construct) + (sending ? ": a VP cannot send to itself"
+                                                    : ": a VP cannot receive from itself"));
+  }
+  VpState* peer = find(peer_id);
+  if (peer == nullptr) {
+    return refuse(request, services,
+                  std::string(construct) + ": " + describe_vp(peer_id) +
+                      " has ended (or never existed)");
+  }
+  Request* waiting = peer->from_to_wait;
+  const ConstructKind partner = sending ? detail::kReceiveFromTo : detail::kSendFromTo;
+  if (waiting != nullptr && waiting->kind == partner &&
+      (sending ? incoming(*waiting).peer : outgoing(*waiting).peer) == me.id()) {
+    peer->from_to_wait = nullptr;
+    std::erase(state(me).waited_on_by, peer_id);
+    if (sending) {
+      match(request, *waiting, services);
+    } else {
+      match(*waiting, request, services);
+    }
+    return;
+  }
+  state(me).from_to_wait = &request;
+  peer->waited_on_by.push_back(me.id());
+}
+
+// ---------------------------------------------------------------------------------------------
+// send_of_type_to / send_of_type and their receives
+// ---------------------------------------------------------------------------------------------
+
+void SsrLanguage::typed(Request& request, RuntimeServices& services, Mailbox& box) {
+  if (is_send(request.kind)) {
+    if (box.receivers.empty()) {
+      box.senders.push_back(&request);
+      return;
+    }
+    Request* receive = box.receivers.front();
+    box.receivers.pop_front();
+    return match(request, *receive, services);
+  }
+  if (box.senders.empty()) {
+    box.receivers.push_back(&request);
+    return;
+  }
+  Request* send = box.senders.front();
+  box.senders.pop_front();
+  match(*send, request, services);
+}
+
+void SsrLanguage::match(Request& send, Request& receive, RuntimeServices& services) {
+  detail::Outgoing& out = outgoing(send);
+  detail::Incoming& in = incoming(receive);
+  if (*out.type != *in.type) {
+    const std::string what = std::string(construct_name(send.kind)) + " from " +
+                             describe_vp(send.requester->id()) + " carries " +
+                             type_name(out.type) + ", but " + describe_vp(receive.requester->id()) +
+                             " receives " + type_name(in.type) + " (at " +
+                             proto::format_site(receive.site) + " and " +
+                             proto::format_site(send.site) + ")";
+    refuse(send, services, "message type mismatch: " + what);
+    refuse(receive, services, "message type mismatch: " + what);
+    return;
+  }
+  out.deliver(out.value, in.slot);
+  out.matched = receive.requester->id();
+  in.matched = send.requester->id();
+  services.make_ready(*send.requester);
+  services.make_ready(*receive.requester);
+}
+
+// ---------------------------------------------------------------------------------------------
+// singleton
+// ---------------------------------------------------------------------------------------------
+
+void SsrLanguage::singleton_enter(Request& request, RuntimeServices& services) {
+  auto& call = *static_cast<detail::SingletonCall*>(request.payload);
+  Singleton& s = *call.singleton;
+  switch (s.state_) {
+    case Singleton::State::fresh:
+      s.state_ = Singleton::State::running;
+      s.owner_ = request.requester->id();
+      call.run_body = true;
+      services.make_ready(*request.requester);
+      return;
+    case Singleton::State::running:
+      s.waiters_.push_back(request.requester);  // released by singleton_done
+      return;
+    case Singleton::State::done:
+      services.make_ready(*request.requester);
+      return;
+  }
+}
+
+void SsrLanguage::singleton_done(Request& request, RuntimeServices& services) {
+  auto& call = *static_cast<detail::SingletonCall*>(request.payload);
+  Singleton& s = *call.singleton;
+  if (s.state_ != Singleton::State::running || s.owner_ != request.requester->id()) {
+    return refuse(request, services,
+                  "singleton '" + s.name() + "': ended by a VP that does not run its block");
+  }
+  s.state_ = Singleton::State::done;
+  for (VirtualProcessor* waiter : s.waiters_) services.make_ready(*waiter);
+  s.waiters_.clear();
+  services.make_ready(*request.requester);
+}
+
+// ---------------------------------------------------------------------------------------------
+// deadlock reports
+// ---------------------------------------------------------------------------------------------
+
+std::string SsrLanguage::describe_wait(const Request& request) const {
+  switch (request.kind) {
+    case detail::kSendFromTo:
+      return describe_vp(outgoing(request).peer) + " to receive";
+    case detail::kReceiveFromTo:
+      return "a message from " + describe_vp(incoming(request).peer);
+    case detail::kSendOfTypeTo:
+      return describe_vp(outgoing(request).peer) + " to receive a '" +
+             channel_name(outgoing(request).channel) + "' message";
+    case detail::kReceiveOfTypeTo:
+      return "a '" + channel_name(incoming(request).channel) + "' message";
+    case detail::kSendOfType:
+      return "any VP to receive from channel '" + channel_name(outgoing(request).channel) + "'";
+    case detail::kReceiveOfType:
+      return "a message on channel '" + channel_name(incoming(request).channel) + "'";
+    case detail::kSingletonEnter: {
+      const Singleton& s = *static_cast<const detail::SingletonCall*>(request.payload)->singleton;
+      return "singleton '" + s.name() + "' to complete (its block runs in " +
+             describe_vp(s.owner_) + ")";
+    }
+    default: return {};
+  }
+}
+
+}  // namespace moirai::ssr

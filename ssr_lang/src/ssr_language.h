@@ -1,0 +1,77 @@
+// SSR as a proto-runtime language plugin: its request handlers and their shared state.
+#pragma once
+
+#include <cstddef>
+#include <deque>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "fifo_assigner.h"
+#include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/ssr/context.h"
+#include "moirai/ssr/detail/requests.h"
+
+namespace moirai::ssr {
+
+// SsrLanguage implements every SSR construct as a request handler. Messages wait in their
+// sender's frame until matched; a match moves the value into the receiver's slot while both
+// VPs are suspended, then makes both ready (rendezvous). All state is touched under the
+// runtime lock only.
+class SsrLanguage final : public proto::LanguagePlugin {
+ public:
+  explicit SsrLanguage(std::size_t core_count) : core_count_(core_count), assigner_(core_count) {}
+  ~SsrLanguage() override;
+
+  std::string_view name() const override { return "SSR"; }
+  void vp_created(proto::VirtualProcessor& vp) override;
+  std::string_view construct_name(ConstructKind kind) const override;
+  void handle(proto::Request& request, proto::RuntimeServices& services) override;
+  std::string describe_wait(const proto::Request& request) const override;
+  proto::Assigner& assigner() override { return assigner_; }
+
+  // wrap turns an SSR body into the function a VP animates.
+  proto::VpFunction wrap(std::function<void(Context&)> body) const;
+
+ private:
+  // Mailbox holds unmatched typed sends and receives: one per (receiver, type) for
+  // send_of_type_to, one per type for the global send_of_type channels.
+  struct Mailbox {
+    std::deque<proto::Request*> senders;
+    std::deque<proto::Request*> receivers;
+    bool empty() const { return senders.empty() && receivers.empty(); }
+  };
+  // VpState is SSR's per-VP state (in VirtualProcessor::language_slot).
+  struct VpState {
+    proto::VirtualProcessor* vp = nullptr;
+    proto::Request* from_to_wait = nullptr;       // its unmatched send_from_to / receive_from_to
+    std::vector<VpId> waited_on_by;               // VPs whose from_to_wait names this VP
+    std::unordered_map<const detail::MessageTypeBase*, Mailbox> inbox;  // its send_of_type_to mailboxes by type
+  };
+
+  static VpState& state(proto::VirtualProcessor& vp) {
+    return *static_cast<VpState*>(vp.language_slot);
+  }
+  VpState* find(VpId id) const;
+
+  void create_vp(proto::Request& request, proto::RuntimeServices& services);
+  void end_vp(proto::Request& request, proto::RuntimeServices& services);
+  void from_to(proto::Request& request, proto::RuntimeServices& services);
+  void typed(proto::Request& request, proto::RuntimeServices& services, Mailbox& box);
+  void singleton_enter(proto::Request& request, proto::RuntimeServices& services);
+  void singleton_done(proto::Request& request, proto::RuntimeServices& services);
+  // match moves the message of `send` into `receive` (both suspended) and makes both ready.
+  void match(proto::Request& send, proto::Request& receive, proto::RuntimeServices& services);
+  // refuse fails `request` with `message` and makes its VP ready, so its construct throws.
+  void refuse(proto::Request& request, proto::RuntimeServices& services, std::string message);
+  std::string describe_vp(VpId id) const;
+
+  std::size_t core_count_;
+  FifoAssigner assigner_;
+  std::unordered_map<VpId, VpState*> alive_;
+  std::unordered_map<const detail::MessageTypeBase*, Mailbox> channels_;  // send_of_type, by type
+};
+
+}  // namespace moirai::ssr
