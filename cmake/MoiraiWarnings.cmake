@@ -7,6 +7,7 @@ endif()
 if(MOIRAI_SANITIZE)
   # The fiber switches tell ASan about VP stacks (proto_runtime/src/sanitizer_fiber.h).
   set(moirai_sanitize_flags -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer)
+  add_compile_options(-O1)  # Debug alone (-O0) makes the sanitized suite needlessly slow
   add_compile_options(${moirai_sanitize_flags})
   add_link_options(${moirai_sanitize_flags})
 endif()

@@ -46,19 +46,19 @@ const std::string& channel_name(const detail::MessageTypeBase* channel) {
 
 SsrLanguage::~SsrLanguage() {
   // VPs unwound after a deadlock or failure never reach their end handler.
-  for (auto& [id, vp_state] : alive_) delete vp_state;
+  for (VpState* vp_state : alive_) delete vp_state;
 }
 
 void SsrLanguage::vp_created(VirtualProcessor& vp) {
   auto* vp_state = new VpState{};
   vp_state->vp = &vp;
   vp.language_slot = vp_state;
-  alive_.emplace(vp.id(), vp_state);
+  if (alive_.size() <= vp.id()) alive_.resize(std::max<std::size_t>(vp.id() + 1, alive_.size() * 2));
+  alive_[vp.id()] = vp_state;
 }
 
 SsrLanguage::VpState* SsrLanguage::find(VpId id) const {
-  auto found = alive_.find(id);
-  return found == alive_.end() ? nullptr : found->second;
+  return id < alive_.size() ? alive_[id] : nullptr;
 }
 
 proto::VpFunction SsrLanguage::wrap(std::function<void(Context&)> body) const {
@@ -175,7 +175,7 @@ void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
                  " ended without receiving this '" + channel_name(channel) + "' message");
     }
   }
-  alive_.erase(ended.id());
+  alive_[ended.id()] = nullptr;
   ended.language_slot = nullptr;
   delete vp_state;
 }

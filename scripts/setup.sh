@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Moirai builds on, when any is missing. Idempotent: does nothing
+# when all are present. Needs root (or sudo) only when something must be installed.
+set -euo pipefail
+
+packages=(
+  build-essential cmake pkg-config          # toolchain
+  libboost-context-dev libboost-fiber-dev   # VP fibers; Boost.Fiber is a benchmark peer
+  libhwloc-dev                              # topology and pinning
+  libpapi-dev                               # performance counters
+  libgraphviz-dev                           # cgraph + gvc for the SCG and UCC
+  googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if [ ${#missing[@]} -eq 0 ]; then
+  echo "setup: all ${#packages[@]} Debian packages are installed"
+  exit 0
+fi
+
+if [ "$(id -u)" -eq 0 ]; then
+  as_root=()
+elif command -v sudo >/dev/null 2>&1; then
+  as_root=(sudo)
+else
+  echo "setup: missing packages (${missing[*]}) and not root; run as root or install sudo" >&2
+  exit 1
+fi
+
+echo "setup: installing ${missing[*]}"
+"${as_root[@]}" apt-get update -qq
+DEBIAN_FRONTEND=noninteractive "${as_root[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+echo "setup: done"
