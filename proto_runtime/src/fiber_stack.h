@@ -1,28 +1,94 @@
-// The stack allocator behind every VP: Boost.Context's guard-paged stack, remembered for ASan.
+// The stacks behind VPs: Boost.Context's guard-paged stacks, kept for reuse, with their bounds
+// remembered for ASan.
 #pragma once
 
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
+#include <cstddef>
+#include <mutex>
+#include <vector>
+
+#include "sanitizer_fiber.h"
 
 namespace moirai::proto::detail {
 
-// GuardedStack allocates a protected_fixedsize_stack (a PROT_NONE page below the stack, so an
-// overflow faults instead of corrupting memory) and reports where it lives, because the
-// AddressSanitizer fiber-switch annotations need the stack's bounds.
+// StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
+// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) per VP, which
+// dominates creating and ending short-lived VPs. Stacks return from whichever core ran the VP's
+// last unit, outside the runtime lock, hence the mutex (uncontended in practice).
+class StackPool {
+ public:
+  explicit StackPool(std::size_t size) : size_(size) {}
+  ~StackPool() {
+    for (boost::context::stack_context& stack : kept_) allocator().deallocate(stack);
+  }
+  StackPool(const StackPool&) = delete;
+  StackPool& operator=(const StackPool&) = delete;
+
+  // size is the stack size this pool keeps.
+  std::size_t size() const noexcept { return size_; }
+
+  boost::context::stack_context take() {
+    {
+      std::lock_guard<std::mutex> hold(mutex_);
+      if (!kept_.empty()) {
+        boost::context::stack_context stack = kept_.back();
+        kept_.pop_back();
+        return stack;
+      }
+    }
+    return allocator().allocate();
+  }
+
+  void give(boost::context::stack_context& stack) noexcept {
+    // ASan leaves the redzones of the frames that last ran here poisoned; a new VP starts clean.
+    SanitizerFiber::forget_stack(static_cast<char*>(stack.sp) - stack.size, stack.size);
+    {
+      std::lock_guard<std::mutex> hold(mutex_);
+      if (kept_.size() < kKept) {
+        kept_.push_back(stack);
+        return;
+      }
+    }
+    allocator().deallocate(stack);
+  }
+
+ private:
+  static constexpr std::size_t kKept = 64;
+  boost::context::protected_fixedsize_stack allocator() const { return {size_}; }
+
+  std::size_t size_;
+  std::mutex mutex_;
+  std::vector<boost::context::stack_context> kept_;
+};
+
+// GuardedStack is the StackAllocator a VP's fiber is created with: a protected_fixedsize_stack
+// (a PROT_NONE page below the stack, so an overflow faults instead of corrupting memory), taken
+// from the pool when it has the right size, and reporting where it lives for ASan.
 class GuardedStack {
  public:
-  GuardedStack(std::size_t size, boost::context::stack_context* placed) noexcept
-      : inner_(size), placed_(placed) {}
+  GuardedStack(StackPool* pool, std::size_t size, boost::context::stack_context* placed) noexcept
+      : pool_(pool != nullptr && pool->size() == size ? pool : nullptr),
+        size_(size),
+        placed_(placed) {}
 
   boost::context::stack_context allocate() {
-    boost::context::stack_context stack = inner_.allocate();
+    boost::context::stack_context stack =
+        pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
     *placed_ = stack;
     return stack;
   }
-  void deallocate(boost::context::stack_context& stack) noexcept { inner_.deallocate(stack); }
+  void deallocate(boost::context::stack_context& stack) noexcept {
+    if (pool_ != nullptr) {
+      pool_->give(stack);
+    } else {
+      boost::context::protected_fixedsize_stack(size_).deallocate(stack);
+    }
+  }
 
  private:
-  boost::context::protected_fixedsize_stack inner_;
+  StackPool* pool_;
+  std::size_t size_;
   boost::context::stack_context* placed_;
 };
 

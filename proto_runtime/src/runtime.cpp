@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "moirai/proto_runtime/errors.h"
+#include "fiber_stack.h"
 #include "runtime_lock.h"
 
 namespace moirai::proto {
@@ -30,7 +31,7 @@ struct alignas(64) CoreState {
 struct Runtime::Impl {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c), observer(c.observer),
-        cores(m.core_count()) {}
+        cores(m.core_count()), stacks(c.default_stack_size) {}
 
   Runtime* owner;
   Machine& machine;
@@ -39,6 +40,7 @@ struct Runtime::Impl {
   RuntimeConfig config;
   instrument::RuntimeObserver* observer;
   std::vector<CoreState> cores;
+  detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
   bool ran = false;
 
   detail::RuntimeLock lock;
@@ -159,16 +161,26 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
 
 VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const CallSite& site) {
   if (options.core != kAnyCore && options.core >= cores.size()) {
-    throw UsageError(format_site(site) + ": cannot pin a VP to core " +
-                     std::to_string(options.core) + ": the run has " +
+    throw UsageError("cannot pin a VP to core " + std::to_string(options.core) + ": the run has " +
                      std::to_string(cores.size()) + " cores (0.." +
                      std::to_string(cores.size() - 1) + ")");
   }
-  const VpId id = next_vp++;
-  std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   const std::size_t stack = options.stack_size != 0 ? options.stack_size
                                                     : config.default_stack_size;
-  auto* vp = new VirtualProcessor(id, std::move(name), site, options.core, stack, std::move(fn));
+  if (stack < kMinStackSize) {
+    throw UsageError("a VP stack of " + std::to_string(stack) + " bytes is below the " +
+                     std::to_string(kMinStackSize / 1024) + " KiB minimum");
+  }
+  const VpId id = next_vp;
+  std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
+  VirtualProcessor* vp = nullptr;
+  try {
+    vp = new VirtualProcessor(id, std::move(name), site, options.core, &stacks, stack,
+                              std::move(fn));
+  } catch (const std::bad_alloc&) {
+    throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
+  }
+  ++next_vp;
   vp->unit_ = next_unit++;  // the meta-unit of its first unit exists from now on
   vp->live_index_ = live.size();
   live.push_back(vp);
@@ -244,9 +256,10 @@ void Runtime::Impl::unwind_remaining() {
 Runtime::Runtime(Machine& machine, LanguagePlugin& language, RuntimeConfig config)
     : impl_(std::make_unique<Impl>(*this, machine, language, config)) {
   if (machine.core_count() == 0) throw ConfigError("the machine offers no cores");
-  if (config.default_stack_size < 16 * 1024) {
+  if (config.default_stack_size < kMinStackSize) {
     throw ConfigError("VP stack size " + std::to_string(config.default_stack_size) +
-                      " bytes is below the 16 KiB minimum");
+                      " bytes is below the " + std::to_string(kMinStackSize / 1024) +
+                      " KiB minimum");
   }
 }
 
@@ -269,9 +282,9 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   try {
     VirtualProcessor& first = rt.create(std::move(seed), std::move(options), created_at);
     rt.make_ready(first, /*from_core=*/0);
-  } catch (...) {
+  } catch (const UsageError& error) {
     rt.lock.unlock();
-    throw;
+    throw ConfigError(std::string("the first VP: ") + error.what());  // no VP exists to blame
   }
   rt.lock.unlock();
   rt.cores[0].to_wake.clear();  // no core runs yet; drive starts them all

@@ -5,6 +5,7 @@
 
 #if defined(__SANITIZE_ADDRESS__)
 #define MOIRAI_ASAN 1
+#include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
 
@@ -20,6 +21,14 @@ struct SanitizerFiber {
   std::size_t caller_size = 0;
 #endif
 
+  // forget_stack clears ASan's view of a VP stack that is about to be reused.
+  static void forget_stack(const void* bottom, std::size_t size) noexcept {
+#if MOIRAI_ASAN
+    __asan_unpoison_memory_region(bottom, size);
+#else
+    (void)bottom, (void)size;
+#endif
+  }
   // Runtime side: about to switch into the VP whose stack is [bottom, bottom + size).
   static void* enter(const void* bottom, std::size_t size) noexcept {
 #if MOIRAI_ASAN

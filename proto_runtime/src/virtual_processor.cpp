@@ -21,7 +21,8 @@ struct VirtualProcessor::Fiber {
 };
 
 VirtualProcessor::VirtualProcessor(VpId id, std::string name, CallSite created_at,
-                                   CoreId home_core, std::size_t stack_size, VpFunction fn)
+                                   CoreId home_core, detail::StackPool* pool,
+                                   std::size_t stack_size, VpFunction fn)
     : id_(id),
       name_(std::move(name)),
       created_at_(created_at),
@@ -32,7 +33,7 @@ VirtualProcessor::VirtualProcessor(VpId id, std::string name, CallSite created_a
   end_request_.site = created_at_;
   end_request_.requester = this;
   fiber_->vp_side = ctx::fiber(std::allocator_arg,
-                               detail::GuardedStack(stack_size, &fiber_->stack),
+                               detail::GuardedStack(pool, stack_size, &fiber_->stack),
                                [this](ctx::fiber&& core) {
                                  fiber_->runtime_side = std::move(core);
                                  entry();
@@ -74,8 +75,13 @@ void VirtualProcessor::switch_out() {
   fiber_->sanitizer.arrived();
 }
 
-void VirtualProcessor::call_runtime(Request& request) {
-  if (cancelled_) throw detail::VpCancelled{};
+bool VirtualProcessor::call_runtime(Request& request) {
+  if (cancelled_) {
+    // A destructor may call a construct while the stop unwinds this stack: throwing again would
+    // terminate the process, so the construct is skipped instead.
+    if (std::uncaught_exceptions() > 0) return false;
+    throw detail::VpCancelled{};
+  }
   request.requester = this;
   request.error.clear();
   pending_ = &request;
@@ -85,6 +91,7 @@ void VirtualProcessor::call_runtime(Request& request) {
   if (!request.error.empty()) {
     throw UsageError(format_site(request.site) + ": " + request.error);
   }
+  return true;
 }
 
 void VirtualProcessor::end_self(const CallSite& site) {

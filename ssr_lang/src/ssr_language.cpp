@@ -3,6 +3,7 @@
 #include <cxxabi.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -43,6 +44,8 @@ const std::string& channel_name(const detail::MessageTypeBase* channel) {
 }
 
 }  // namespace
+
+std::atomic<std::uint64_t> SsrLanguage::runs_{0};
 
 SsrLanguage::~SsrLanguage() {
   // VPs unwound after a deadlock or failure never reach their end handler.
@@ -131,24 +134,18 @@ std::string SsrLanguage::describe_vp(VpId id) const {
 void SsrLanguage::create_vp(Request& request, RuntimeServices& services) {
   auto& call = *static_cast<detail::CreateVp*>(request.payload);
   const CreateOptions& options = *call.options;
-  if (options.core != kAnyCore && options.core >= core_count_) {
-    return refuse(request, services,
-                  "create_vp: cannot pin a VP to core " + std::to_string(options.core) +
-                      ": the run has " + std::to_string(core_count_) + " cores (0.." +
-                      std::to_string(core_count_ - 1) + ")");
+  VirtualProcessor* child = nullptr;
+  try {
+    child = &services.create_vp(wrap(std::move(*call.body)),
+                                proto::VpOptions{options.name, options.core, options.stack_size},
+                                request.site);
+  } catch (const proto::UsageError& error) {
+    return refuse(request, services, std::string("create_vp: ") + error.what());
   }
-  if (options.stack_size != 0 && options.stack_size < 16 * 1024) {
-    return refuse(request, services,
-                  "create_vp: a stack of " + std::to_string(options.stack_size) +
-                      " bytes is below the 16 KiB minimum");
-  }
-  VirtualProcessor& child = services.create_vp(
-      wrap(std::move(*call.body)), proto::VpOptions{options.name, options.core, options.stack_size},
-      request.site);
-  call.created = child.id();
+  call.created = child->id();
   // The child is queued before its creator: with both on one core the child runs first, the
   // FIFO behaviour behind the paper's creator starvation (section 3.4.1).
-  services.make_ready(child);
+  services.make_ready(*child);
   services.make_ready(*request.requester);
 }
 
@@ -268,6 +265,12 @@ void SsrLanguage::match(Request& send, Request& receive, RuntimeServices& servic
 void SsrLanguage::singleton_enter(Request& request, RuntimeServices& services) {
   auto& call = *static_cast<detail::SingletonCall*>(request.payload);
   Singleton& s = *call.singleton;
+  if (s.run_ != run_id_) {  // first use in this run: whatever an earlier run left is stale
+    s.run_ = run_id_;
+    s.state_ = Singleton::State::fresh;
+    s.owner_ = 0;
+    s.waiters_.clear();
+  }
   switch (s.state_) {
     case Singleton::State::fresh:
       s.state_ = Singleton::State::running;
@@ -287,7 +290,8 @@ void SsrLanguage::singleton_enter(Request& request, RuntimeServices& services) {
 void SsrLanguage::singleton_done(Request& request, RuntimeServices& services) {
   auto& call = *static_cast<detail::SingletonCall*>(request.payload);
   Singleton& s = *call.singleton;
-  if (s.state_ != Singleton::State::running || s.owner_ != request.requester->id()) {
+  if (s.run_ != run_id_ || s.state_ != Singleton::State::running ||
+      s.owner_ != request.requester->id()) {
     return refuse(request, services,
                   "singleton '" + s.name() + "': ended by a VP that does not run its block");
   }

@@ -1,7 +1,9 @@
 // SSR as a proto-runtime language plugin: its request handlers and their shared state.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <deque>
 #include <functional>
 #include <string>
@@ -22,7 +24,8 @@ namespace moirai::ssr {
 // runtime lock only.
 class SsrLanguage final : public proto::LanguagePlugin {
  public:
-  explicit SsrLanguage(std::size_t core_count) : core_count_(core_count), assigner_(core_count) {}
+  explicit SsrLanguage(std::size_t core_count)
+      : core_count_(core_count), assigner_(core_count), run_id_(++runs_) {}
   ~SsrLanguage() override;
 
   std::string_view name() const override { return "SSR"; }
@@ -68,8 +71,10 @@ class SsrLanguage final : public proto::LanguagePlugin {
   void refuse(proto::Request& request, proto::RuntimeServices& services, std::string message);
   std::string describe_vp(VpId id) const;
 
+  static std::atomic<std::uint64_t> runs_;  // numbers runs, so a Singleton knows a new one
   std::size_t core_count_;
   FifoAssigner assigner_;
+  std::uint64_t run_id_;
   // alive_[id] is the state of VP `id` while it lives, else nullptr. VP ids are dense (1, 2, ...),
   // so a table beats a hash map on the hot path (8 bytes per VP ever created).
   std::vector<VpState*> alive_;

@@ -13,6 +13,9 @@
 
 namespace moirai::proto {
 
+// kMinStackSize is the smallest VP stack the runtime accepts, in bytes.
+inline constexpr std::size_t kMinStackSize = 16 * 1024;
+
 // RuntimeConfig holds the settings of one runtime.
 struct RuntimeConfig {
   std::size_t default_stack_size = 256 * 1024;         // bytes per VP stack, guard page extra

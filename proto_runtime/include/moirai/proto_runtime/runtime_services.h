@@ -17,6 +17,8 @@ class Runtime;
 class RuntimeServices {
  public:
   // create_vp makes a new VP (its first unit's meta-unit); it is not ready until make_ready.
+  // Throws UsageError (without a call site) for a core the run lacks, a stack below
+  // kMinStackSize or one that cannot be allocated.
   VirtualProcessor& create_vp(VpFunction fn, VpOptions options, const CallSite& created_at);
   // make_ready hands a suspended or new VP to the assigner, so some core will animate it.
   void make_ready(VirtualProcessor& vp);

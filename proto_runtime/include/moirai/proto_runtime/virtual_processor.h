@@ -13,6 +13,9 @@
 namespace moirai::proto {
 
 class VirtualProcessor;
+namespace detail {
+class StackPool;
+}
 
 // VpFunction is the code a VP animates; it receives its own VP.
 using VpFunction = std::function<void(VirtualProcessor&)>;
@@ -48,9 +51,11 @@ class VirtualProcessor {
   const Request* pending_request() const noexcept { return pending_; }
 
   // call_runtime is called from inside this VP: it ends the current unit, hands `request` to the
-  // language's handler and returns when a handler made the VP ready again. Throws UsageError when
-  // the handler failed the request.
-  void call_runtime(Request& request);
+  // language's handler and returns true when a handler made the VP ready again. Throws UsageError
+  // when the handler failed the request. Returns false, doing nothing, only when the run was
+  // stopped and this VP's stack is being unwound (a destructor calling a construct); the caller
+  // must then not expect the construct's result.
+  [[nodiscard]] bool call_runtime(Request& request);
   // end_self is called from inside this VP: it unwinds the VP's stack and ends it.
   [[noreturn]] void end_self(const CallSite& site);
 
@@ -62,7 +67,7 @@ class VirtualProcessor {
   struct Fiber;  // the Boost.Context fiber and its sanitizer bookkeeping
 
   VirtualProcessor(VpId id, std::string name, CallSite created_at, CoreId home_core,
-                   std::size_t stack_size, VpFunction fn);
+                   detail::StackPool* pool, std::size_t stack_size, VpFunction fn);
   // switch_in animates the VP until it next calls the runtime or finishes (runtime side).
   void switch_in(CoreId core);
   // switch_out returns from the VP to the core that animates it (VP side).

@@ -6,6 +6,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <utility>
 
 #include "moirai/instrument/ids.h"
@@ -54,16 +55,16 @@ class Context {
   void send_from_to(VpRef receiver, T message, Where where = Where::current()) {
     detail::Outgoing out{receiver.id(), nullptr, detail::type_tag<T>(), &message,
                          &detail::deliver<T>};
-    call(detail::kSendFromTo, &out, where);
+    (void)call(detail::kSendFromTo, &out, where);
   }
   // receive_from_to waits for the message `sender` sends this VP with send_from_to.
   template <class T>
   T receive_from_to(VpRef sender, Where where = Where::current()) {
     std::optional<T> slot;
     detail::Incoming in{sender.id(), nullptr, detail::type_tag<T>(), &slot};
-    call(detail::kReceiveFromTo, &in, where);
+    (void)call(detail::kReceiveFromTo, &in, where);
     last_sender_ = VpRef(in.matched);
-    return std::move(*slot);
+    return take(slot, where);
   }
 
   // send_of_type_to sends a message of `type` to `receiver`; the sender stays anonymous to the
@@ -73,18 +74,19 @@ class Context {
                        Where where = Where::current()) {
     detail::Outgoing out{receiver.id(), &type, detail::type_tag<T>(), &message,
                          &detail::deliver<T>};
-    call(detail::kSendOfTypeTo, &out, where);
+    (void)call(detail::kSendOfTypeTo, &out, where);
   }
   // receive_of_type_to waits for a message of `type` sent to this VP by any VP.
   template <class T>
   T receive_of_type_to(const MessageType<T>& type, Where where = Where::current()) {
     std::optional<T> slot;
     detail::Incoming in{0, &type, detail::type_tag<T>(), &slot};
-    call(detail::kReceiveOfTypeTo, &in, where);
+    (void)call(detail::kReceiveOfTypeTo, &in, where);
     last_sender_ = VpRef(in.matched);
-    return std::move(*slot);
+    return take(slot, where);
   }
-  // received_from is the sender of the last message this VP received (for any receive).
+  // received_from is the sender of the last message this VP received (by any receive), or a
+  // default VpRef before its first receive.
   VpRef received_from() const noexcept { return last_sender_; }
 
   // send_of_type puts a message on the global channel `type`: any VP may receive it. Waits until
@@ -92,16 +94,16 @@ class Context {
   template <class T>
   void send_of_type(const MessageType<T>& type, T message, Where where = Where::current()) {
     detail::Outgoing out{0, &type, detail::type_tag<T>(), &message, &detail::deliver<T>};
-    call(detail::kSendOfType, &out, where);
+    (void)call(detail::kSendOfType, &out, where);
   }
   // receive_of_type waits for a message on the global channel `type` from any VP.
   template <class T>
   T receive_of_type(const MessageType<T>& type, Where where = Where::current()) {
     std::optional<T> slot;
     detail::Incoming in{0, &type, detail::type_tag<T>(), &slot};
-    call(detail::kReceiveOfType, &in, where);
+    (void)call(detail::kReceiveOfType, &in, where);
     last_sender_ = VpRef(in.matched);
-    return std::move(*slot);
+    return take(slot, where);
   }
 
   // singleton runs `block` in the first VP to reach `s`; every other VP that reaches `s` waits
@@ -118,7 +120,19 @@ class Context {
   friend class SsrLanguage;
   Context(proto::VirtualProcessor& vp, std::size_t core_count) noexcept
       : vp_(vp), core_count_(core_count) {}
-  void call(detail::Construct kind, void* payload, const Where& where);
+  // call hands one construct to the runtime; false when it was skipped because a stopped run is
+  // unwinding this VP (a destructor called it): sends are dropped, receives return T{}.
+  bool call(detail::Construct kind, void* payload, const Where& where);
+  [[noreturn]] static void skipped_receive(const Where& where);
+  template <class T>
+  static T take(std::optional<T>& slot, const Where& where) {
+    if (slot.has_value()) return std::move(*slot);
+    if constexpr (std::is_default_constructible_v<T>) {
+      return T{};
+    } else {
+      skipped_receive(where);
+    }
+  }
   bool singleton_enter(Singleton& s, const Where& where);
   void singleton_done(Singleton& s, const Where& where);
 

@@ -1,6 +1,7 @@
 // Singleton: a block of code that runs once, in the first VP to reach it.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -15,10 +16,12 @@ namespace moirai::ssr {
 class SsrLanguage;
 
 // Singleton identifies one singleton block; pass the same object from every VP that may reach
-// the block (Context::singleton). It must outlive the run's use of it.
+// the block (Context::singleton). It must outlive the run's use of it. Its block runs once per
+// run: a Singleton with static storage runs its block again in the next run.
 class Singleton {
  public:
-  explicit Singleton(std::string name = "singleton") : name_(std::move(name)) {}
+  Singleton() : Singleton("singleton") {}
+  explicit Singleton(std::string name) : name_(std::move(name)) {}
   Singleton(const Singleton&) = delete;
   Singleton& operator=(const Singleton&) = delete;
   // name is the singleton's display name in reports.
@@ -28,6 +31,7 @@ class Singleton {
   friend class SsrLanguage;  // the state below is touched only by its handlers, under the lock
   enum class State { fresh, running, done };
   std::string name_;
+  std::uint64_t run_ = 0;  // the run that state_ belongs to
   State state_ = State::fresh;
   VpId owner_ = 0;
   std::vector<proto::VirtualProcessor*> waiters_;

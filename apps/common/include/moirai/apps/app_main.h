@@ -1,0 +1,25 @@
+// The pieces of `main` every Moirai app shares: the --cores flag and the error-to-exit-code mapping.
+#pragma once
+
+#include <cstddef>
+#include <functional>
+#include <string_view>
+
+#include "moirai/apps/flags.h"
+
+namespace moirai::apps {
+
+// cores_flag declares `--cores N`: how many real cores the run uses, 1 .. the cores this machine
+// has. `cores` should hold available_cores() as its default.
+void cores_flag(Flags& flags, std::size_t& cores);
+
+// available_cores is the number of cores this machine offers a run.
+std::size_t available_cores();
+
+// run_app runs an app's body and returns the process exit code: the body's own result, or, when
+// the body throws, a one-line message on stderr and 2 for a configuration the machine cannot
+// honour (proto::ConfigError, FlagError), 1 for everything else (proto::UsageError,
+// proto::DeadlockError, proto::VpFailure, any other exception). No exception escapes it.
+int run_app(std::string_view app, const std::function<int()>& body) noexcept;
+
+}  // namespace moirai::apps

@@ -1,0 +1,67 @@
+#include "moirai/apps/app_main.h"
+
+#include <exception>
+#include <iostream>
+#include <new>
+#include <string>
+
+#include "moirai/proto_runtime/errors.h"
+#include "moirai/proto_runtime/real_machine.h"
+
+namespace moirai::apps {
+
+std::size_t available_cores() { return proto::RealMachine::available_cores(); }
+
+void cores_flag(Flags& flags, std::size_t& cores) {
+  // The range is wide on purpose: asking for more cores than exist deserves its own message.
+  constexpr std::size_t kMaxCores = 4096;
+  const std::size_t machine = available_cores();
+  flags.integer("cores", cores, 1, kMaxCores, "cores to run on", "all (" + std::to_string(machine) + ")");
+  flags.check([&cores, machine] {
+    if (cores > machine) {
+      throw FlagError("--cores " + std::to_string(cores) + ": this machine has only " +
+                      std::to_string(machine) + (machine == 1 ? " core" : " cores"));
+    }
+  });
+}
+
+namespace {
+
+int report(std::string_view app, std::string_view kind, const std::exception& error, int code) {
+  std::cout.flush();
+  std::cerr << app << ": " << kind << ": " << error.what() << '\n';
+  return code;
+}
+
+}  // namespace
+
+int run_app(std::string_view app, const std::function<int()>& body) noexcept {
+  try {
+    try {
+      return body();
+    } catch (const proto::ConfigError& error) {
+      return report(app, "error", error, 2);
+    } catch (const FlagError& error) {
+      return report(app, "error", error, 2);
+    } catch (const proto::DeadlockError& error) {
+      // The message already starts with "deadlock:" and lists every blocked VP and call site.
+      return report(app, "error", error, 1);
+    } catch (const proto::VpFailure& error) {
+      return report(app, "error", error, 1);
+    } catch (const proto::UsageError& error) {
+      return report(app, "error: SSR API misuse", error, 1);
+    } catch (const std::bad_alloc& error) {
+      return report(app, "error: out of memory", error, 1);
+    } catch (const std::exception& error) {
+      return report(app, "error", error, 1);
+    } catch (...) {
+      std::cerr << app << ": error: an exception of unknown type\n";
+      return 1;
+    }
+  } catch (...) {
+    // Writing the message itself failed (e.g. a closed stderr); the exit code still tells.
+    return 1;
+  }
+}
+
+}  // namespace moirai::apps

@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# Builds moirai_bench (release preset), runs it with repetitions and prints a markdown report:
+# the machine, how busy it was with other work during the run, the median cost of each
+# operation, and the project's performance targets with the measured ratios.
+# docs/performance.md quotes this script's output.
+#
+#   bench/run_bench.sh                 build, run, print the report
+#   bench/run_bench.sh --no-build      run the binary already built
+#   bench/run_bench.sh -- ARGS...      pass extra arguments to moirai_bench (e.g. a filter)
+#
+# Environment: MOIRAI_BENCH_REPETITIONS (default 5); MOIRAI_BENCH_BUILD_DIR (default
+# build/release; with --no-build, the build tree whose bench/moirai_bench runs); MOIRAI_BENCH_OUT
+# (where the raw JSON goes, default <build dir>/bench/moirai_bench.json).
+#
+# Run it on an otherwise idle machine: on 2 cores any other busy process distorts every row.
+# The report measures the CPU time other processes took during the run and says so when it
+# was more than 5% of the machine.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+invoked="bench/run_bench.sh"
+if [[ $# -gt 0 ]]; then invoked+="$(printf ' %q' "$@")"; fi
+build=1
+extra=()
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --no-build) build=0; shift ;;
+    --) shift; extra=("$@"); break ;;
+    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "run_bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
+cd "$root"
+if [[ $build -eq 1 ]]; then
+  echo "building moirai_bench (release preset)..." >&2
+  cmake --preset release >/dev/null
+  cmake --build --preset release -j2 --target moirai_bench >/dev/null
+fi
+
+build_dir="${MOIRAI_BENCH_BUILD_DIR:-$root/build/release}"
+binary="$build_dir/bench/moirai_bench"
+if [[ ! -x "$binary" ]]; then
+  echo "run_bench.sh: $binary not found: build it first (drop --no-build)" >&2
+  exit 1
+fi
+repetitions="${MOIRAI_BENCH_REPETITIONS:-5}"
+json="${MOIRAI_BENCH_OUT:-$build_dir/bench/moirai_bench.json}"
+
+cpu_model="$(grep -m1 '^model name' /proc/cpuinfo | sed 's/^model name[[:space:]]*:[[:space:]]*//')"
+# systemd-detect-virt --vm names the hypervisor (a container inside the VM is not the point);
+# without it, the CPU's hypervisor flag still tells a guest from bare metal.
+if virt="$(systemd-detect-virt --vm 2>/dev/null)" && [[ "$virt" != none ]]; then
+  guest="yes: ${virt^^} guest (systemd-detect-virt --vm)"
+elif grep -qw hypervisor /proc/cpuinfo; then
+  guest="yes: a guest of some hypervisor (/proc/cpuinfo hypervisor flag)"
+else
+  guest="no (bare metal)"
+fi
+
+export MB_JSON="$json" MB_NPROC="$(nproc)" MB_CPU="$cpu_model" MB_GUEST="$guest"
+export MB_REPS="$repetitions" MB_KERNEL="$(uname -r)" MB_INVOKED="$invoked"
+python3 - "$binary" "--benchmark_repetitions=$repetitions" "--benchmark_report_aggregates_only=true" \
+  "--benchmark_out=$json" "--benchmark_out_format=json" ${extra[@]+"${extra[@]}"} <<'PY'
+import json, os, resource, subprocess, sys, time
+
+command = sys.argv[1:]
+env = os.environ
+ticks = os.sysconf("SC_CLK_TCK")
+
+def cpu_seconds():
+    # (busy, steal): CPU time the whole machine spent running anything, and time the hypervisor
+    # gave this VM's CPUs to someone else, from /proc/stat.
+    with open("/proc/stat") as f:
+        fields = [int(x) for x in f.readline().split()[1:]]
+    user, nice, system, idle, iowait, irq, softirq, steal = (fields + [0] * 8)[:8]
+    return (user + nice + system + irq + softirq) / ticks, steal / ticks
+
+def children_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+print("running: " + " ".join(command), file=sys.stderr, flush=True)
+(busy0, steal0), ours0, wall0 = cpu_seconds(), children_cpu(), time.monotonic()
+subprocess.run(command, stdin=subprocess.DEVNULL, stdout=sys.stderr, check=True)
+(busy1, steal1), ours1, wall1 = cpu_seconds(), children_cpu(), time.monotonic()
+nproc = int(env["MB_NPROC"])
+wall = wall1 - wall0
+others = max(0.0, (busy1 - busy0) - (ours1 - ours0))
+others_share = others / (wall * nproc) if wall > 0 else 0.0
+steal = steal1 - steal0
+
+with open(env["MB_JSON"]) as f:
+    report = json.load(f)
+
+# Median, mean and standard deviation of the ns_per_op counter per benchmark.
+stats = {}
+for b in report["benchmarks"]:
+    if b.get("run_type") != "aggregate" or "ns_per_op" not in b:
+        continue
+    name = b["run_name"]
+    for suffix in ("/manual_time", "/real_time"):
+        if name.endswith(suffix):
+            name = name[: -len(suffix)]
+    stats.setdefault(name, {})[b["aggregate_name"]] = b["ns_per_op"]
+
+rows = [
+    ("BM_RawFiberRoundTrip", "raw Boost.Context fiber round trip (resume + switch back)"),
+    ("BM_RawFiberSchedulerHops", "4 raw switches scheduler -> fiber -> scheduler, two fibers in turn (the switching in one SSR round trip, nothing else)"),
+    ("BM_SsrPingPong/same_core", "SSR send_from_to/receive_from_to round trip, both VPs pinned to core 0 (2-core run)"),
+    ("BM_SsrPingPong/one_core_run", "SSR round trip, 1-core run"),
+    ("BM_SsrPingPong/two_cores", "SSR round trip, ping on core 0, pong on core 1"),
+    ("BM_BoostFiberPingPong", "Boost.Fiber unbuffered_channel round trip, two fibers on one thread"),
+    ("BM_PthreadCondvarPingPong", "std::mutex + std::condition_variable (pthread) round trip, two threads"),
+    ("BM_SsrCreateEnd/same_core", "SSR create_vp + end of a child that returns at once, all on core 0"),
+    ("BM_SsrCreateEnd/any_core", "SSR create_vp + end, children placed by the assigner (2 cores)"),
+    ("BM_RawFiberCreateEnd/fresh_guarded", "raw Boost.Context fiber create + run + end, new 256 KiB guard-paged stack each time (as a VP's)"),
+    ("BM_RawFiberCreateEnd/reused_guarded", "raw Boost.Context fiber create + run + end, one 256 KiB guard-paged stack reused"),
+    ("BM_SsrRunStartup", "one whole ssr::run of an empty seed, 2 cores (excluded from every other SSR row)"),
+    ("BM_Matmul/cores:1", "matmul, default MatmulConfig, 1 core (one multiply)"),
+    ("BM_Matmul/cores:2", "matmul, default MatmulConfig, 2 cores (one multiply)"),
+]
+
+def fmt_ns(ns):
+    if ns >= 1e6:
+        return f"{ns / 1e6:,.2f} ms"
+    if ns >= 1e4:
+        return f"{ns / 1e3:,.1f} µs"
+    return f"{ns:,.1f} ns"
+
+def median(name):
+    s = stats.get(name)
+    return None if s is None or "median" not in s else s["median"]
+
+print("## Machine\n")
+print(f"- processing units (nproc): {nproc}")
+print(f"- CPU model (/proc/cpuinfo): {env['MB_CPU']}")
+print(f"- virtual machine: {env['MB_GUEST']}")
+print(f"- kernel: {env['MB_KERNEL']}")
+ctx = report.get("context", {})
+if ctx.get("library_build_type"):
+    print(f"- Google Benchmark library build type: {ctx['library_build_type']} (the distribution's libbenchmark)")
+print(f"- other processes during the run: {others:.1f} s of CPU time, {100 * others_share:.1f}% of the "
+      f"machine over {wall:.0f} s")
+print(f"- CPU time stolen by the hypervisor during the run: {steal:.1f} s")
+if others_share > 0.05 or steal > 0.05 * wall * nproc:
+    print("\n**Warning: the machine was busy with other work during this run; the numbers below "
+          "are distorted. Re-run on an idle machine.**")
+print(f"\n## Command\n\n    {env['MB_INVOKED']}\n\nwhich ran\n\n    {' '.join(command)}\n")
+print(f"Each row: the median over {env['MB_REPS']} repetitions of the benchmark's ns_per_op counter "
+      "(time measured around the operations only, divided by their count); "
+      "CV is the coefficient of variation over the repetitions.\n")
+print("| benchmark | what one operation is | median | CV |")
+print("| --- | --- | ---: | ---: |")
+for name, what in rows:
+    s = stats.get(name)
+    if s is None or "median" not in s:
+        print(f"| `{name}` | {what} | not run | |")
+        continue
+    cv = ""
+    if s.get("mean") and "stddev" in s:
+        cv = f"{100.0 * s['stddev'] / s['mean']:.1f}%"
+    print(f"| `{name}` | {what} | {fmt_ns(s['median'])} | {cv} |")
+
+raw = median("BM_RawFiberRoundTrip")
+ssr = median("BM_SsrPingPong/same_core")
+fiber = median("BM_BoostFiberPingPong")
+pthread = median("BM_PthreadCondvarPingPong")
+mm1 = median("BM_Matmul/cores:1")
+mm2 = median("BM_Matmul/cores:2")
+
+def verdict(ok):
+    return "**met**" if ok else "**missed**"
+
+print("\n## Targets\n")
+print("| target | measured | verdict |")
+print("| --- | --- | --- |")
+targets = [
+    ("same-core SSR round trip within 10x the raw fiber round trip",
+     (raw, ssr), lambda: (ssr / raw, f"{ssr / raw:.1f}x ({fmt_ns(ssr)} / {fmt_ns(raw)})", ssr / raw <= 10.0)),
+    ("same-core SSR round trip faster than Boost.Fiber's",
+     (fiber, ssr), lambda: (fiber / ssr, f"Boost.Fiber / SSR = {fiber / ssr:.2f}x ({fmt_ns(fiber)} / {fmt_ns(ssr)})", fiber / ssr > 1.0)),
+    ("same-core SSR round trip at least 20x faster than the pthread one",
+     (pthread, ssr), lambda: (pthread / ssr, f"pthread / SSR = {pthread / ssr:.1f}x ({fmt_ns(pthread)} / {fmt_ns(ssr)})", pthread / ssr >= 20.0)),
+    ("matmul on 2 cores at least 1.8x faster than on 1 core (default size)",
+     (mm1, mm2), lambda: (mm1 / mm2, f"{mm1 / mm2:.2f}x ({fmt_ns(mm1)} / {fmt_ns(mm2)})", mm1 / mm2 >= 1.8)),
+]
+for title, inputs, compute in targets:
+    if all(inputs):
+        _, measured, ok = compute()
+        print(f"| {title} | {measured} | {verdict(ok)} |")
+    else:
+        print(f"| {title} | not measured | not measured |")
+PY

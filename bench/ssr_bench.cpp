@@ -1,0 +1,187 @@
+// SSR on the real machine: the send_from_to / receive_from_to ping-pong and VP create + end.
+//
+// A Google Benchmark loop cannot run inside a VP (the State object is driven from the
+// benchmark's own thread), so each benchmark iteration is one ssr::run of a fixed batch of
+// operations. The clock is read inside the VPs, around the batch only: hwloc topology loading,
+// thread start, the seed VP's creation, warm-up round trips, and the run's shut-down are all
+// outside the measured interval. The iteration time handed to Google Benchmark
+// (UseManualTime) is that interval; the counter ns_per_op divides it by the batch size.
+#include <benchmark/benchmark.h>
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+#include "bench_util.h"
+#include "moirai/proto_runtime/real_machine.h"
+#include "moirai/ssr/run.h"
+
+namespace {
+
+using moirai::bench::Clock;
+using moirai::bench::OpTally;
+using moirai::bench::seconds_between;
+namespace ssr = moirai::ssr;
+
+constexpr std::uint64_t kPingPongBatch = 50'000;  // round trips per ssr::run
+constexpr std::uint64_t kWarmupRoundTrips = 1'000;
+constexpr std::uint64_t kCreateBatch = 2'000;     // children per ssr::run
+
+// Placement says where the VPs of one benchmark live.
+enum class Placement {
+  same_core,      // a 2-core run, every VP pinned to core 0 (core 1 idles and parks)
+  one_core_run,   // a 1-core run (nothing else in the machine)
+  two_cores,      // a 2-core run, ping on core 0 and pong on core 1
+  any_core,       // a 2-core run, the assigner places the children
+};
+
+std::size_t run_cores(Placement placement) { return placement == Placement::one_core_run ? 1 : 2; }
+
+bool machine_has(benchmark::State& state, std::size_t cores) {
+  if (moirai::proto::RealMachine::available_cores() >= cores) return true;
+  state.SkipWithError(("needs " + std::to_string(cores) + " processing units").c_str());
+  return false;
+}
+
+// Batch is what one ssr::run of a benchmark measured: the timed interval and the run's counts.
+struct Batch {
+  double seconds = 0.0;
+  moirai::proto::RunStats stats;
+};
+
+// ping_pong_batch runs one SSR program in which VP "ping" sends a number to VP "pong" with
+// send_from_to, pong takes it with receive_from_to and sends it back the same way, `round_trips`
+// times after a warm-up; the interval is the timed round trips, measured in ping.
+Batch ping_pong_batch(Placement placement, std::uint64_t round_trips) {
+  double seconds = 0.0;
+  ssr::RunOptions options;
+  options.cores = run_cores(placement);
+  options.seed_name = "ping";
+  options.seed_core = 0;
+  const moirai::proto::RunStats stats = ssr::run(
+      [&seconds, placement, round_trips](ssr::Context& ctx) {
+        const ssr::VpRef ping = ctx.self();
+        const std::uint64_t total = kWarmupRoundTrips + round_trips;
+        ssr::CreateOptions pong_options;
+        pong_options.name = "pong";
+        pong_options.core = placement == Placement::two_cores ? 1 : 0;
+        const ssr::VpRef pong = ctx.create_vp(
+            [ping, total](ssr::Context& c) {
+              for (std::uint64_t i = 0; i < total; ++i) {
+                const std::uint64_t value = c.receive_from_to<std::uint64_t>(ping);
+                c.send_from_to(ping, value + 1);
+              }
+            },
+            pong_options);
+
+        std::uint64_t value = 0;
+        for (std::uint64_t i = 0; i < kWarmupRoundTrips; ++i) {
+          ctx.send_from_to(pong, value);
+          value = ctx.receive_from_to<std::uint64_t>(pong);
+        }
+        const Clock::time_point start = Clock::now();
+        for (std::uint64_t i = 0; i < round_trips; ++i) {
+          ctx.send_from_to(pong, value);
+          value = ctx.receive_from_to<std::uint64_t>(pong);
+        }
+        const Clock::time_point end = Clock::now();
+        benchmark::DoNotOptimize(value);
+        seconds = seconds_between(start, end);
+      },
+      options);
+  return {seconds, stats};
+}
+
+void BM_SsrPingPong(benchmark::State& state, Placement placement) {
+  if (!machine_has(state, run_cores(placement))) return;
+  OpTally tally;
+  Batch batch;
+  for (auto _ : state) {
+    batch = ping_pong_batch(placement, kPingPongBatch);
+    state.SetIterationTime(batch.seconds);
+    tally.add(batch.seconds, kPingPongBatch);
+  }
+  tally.report(state, "round trip");
+  // How much runtime work one round trip is: units animated (each one a switch into a VP and
+  // back to its core's scheduler) and construct requests handled, over the whole last run.
+  const double round_trips = static_cast<double>(kWarmupRoundTrips + kPingPongBatch);
+  state.counters["units_per_op"] = static_cast<double>(batch.stats.units_animated) / round_trips;
+  state.counters["requests_per_op"] =
+      static_cast<double>(batch.stats.requests_handled) / round_trips;
+}
+BENCHMARK_CAPTURE(BM_SsrPingPong, same_core, Placement::same_core)->UseManualTime();
+BENCHMARK_CAPTURE(BM_SsrPingPong, one_core_run, Placement::one_core_run)->UseManualTime();
+BENCHMARK_CAPTURE(BM_SsrPingPong, two_cores, Placement::two_cores)->UseManualTime();
+
+// create_end_batch runs one SSR program whose seed creates `children` VPs that return at once.
+// The interval runs from just before the first create_vp to the moment the last child to
+// finish its body does so: it covers every create_vp construct, every child's first unit and
+// every child's end (kEndVp handling, stack unwinding, freeing its guarded stack) except the
+// end handling of that one last child.
+Batch create_end_batch(Placement placement, std::uint64_t children) {
+  struct Timing {
+    std::atomic<std::uint64_t> finished{0};
+    Clock::time_point start;
+    Clock::time_point end;
+  } timing;
+  ssr::RunOptions options;
+  options.cores = run_cores(placement);
+  options.seed_name = "creator";
+  options.seed_core = 0;
+  const moirai::proto::RunStats stats = ssr::run(
+      [&timing, placement, children](ssr::Context& ctx) {
+        ssr::CreateOptions child_options;
+        child_options.name = "child";
+        child_options.core = placement == Placement::any_core ? moirai::kAnyCore : 0;
+        timing.start = Clock::now();
+        for (std::uint64_t i = 0; i < children; ++i) {
+          ctx.create_vp(
+              [&timing, children](ssr::Context&) {
+                if (timing.finished.fetch_add(1, std::memory_order_acq_rel) + 1 == children) {
+                  timing.end = Clock::now();
+                }
+              },
+              child_options);
+        }
+      },
+      options);
+  return {seconds_between(timing.start, timing.end), stats};
+}
+
+void BM_SsrCreateEnd(benchmark::State& state, Placement placement) {
+  if (!machine_has(state, run_cores(placement))) return;
+  OpTally tally;
+  Batch batch;
+  for (auto _ : state) {
+    batch = create_end_batch(placement, kCreateBatch);
+    state.SetIterationTime(batch.seconds);
+    tally.add(batch.seconds, kCreateBatch);
+  }
+  tally.report(state, "create + end");
+  const double children = static_cast<double>(kCreateBatch);
+  state.counters["units_per_op"] = static_cast<double>(batch.stats.units_animated) / children;
+  state.counters["requests_per_op"] =
+      static_cast<double>(batch.stats.requests_handled) / children;
+}
+BENCHMARK_CAPTURE(BM_SsrCreateEnd, same_core, Placement::same_core)->UseManualTime();
+BENCHMARK_CAPTURE(BM_SsrCreateEnd, any_core, Placement::any_core)->UseManualTime();
+
+// The cost every other SSR benchmark leaves out: one whole ssr::run of a seed that returns at
+// once on 2 cores (hwloc topology load, thread start and pinning, seed creation, shut-down).
+// Shown so the reader sees what "start-up not counted" amounts to.
+void BM_SsrRunStartup(benchmark::State& state) {
+  if (!machine_has(state, 2)) return;
+  ssr::RunOptions options;
+  options.cores = 2;
+  OpTally tally;
+  const Clock::time_point start = Clock::now();
+  for (auto _ : state) {
+    ssr::run([](ssr::Context&) {}, options);
+  }
+  const Clock::time_point end = Clock::now();
+  tally.add(seconds_between(start, end), static_cast<std::uint64_t>(state.iterations()));
+  tally.report(state, "empty run");
+}
+BENCHMARK(BM_SsrRunStartup)->UseRealTime()->Unit(benchmark::kMicrosecond);
+
+}  // namespace

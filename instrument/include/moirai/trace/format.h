@@ -1,0 +1,112 @@
+// The Moirai trace file format, version 1. docs/trace-format.md is the reference; every
+// constant and layout here is described there, and the reader validates all of it.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace moirai::trace {
+
+// kMagic opens every trace file.
+inline constexpr char kMagic[8] = {'M', 'O', 'I', 'R', 'A', 'I', 'T', 'R'};
+// kVersionMajor changes when a reader of the previous version could misread a file.
+inline constexpr std::uint16_t kVersionMajor = 1;
+// kVersionMinor changes when fields are only added in ways old readers may skip.
+inline constexpr std::uint16_t kVersionMinor = 0;
+// kChunkMagic opens every chunk, so a reader can tell a cut file from garbage.
+inline constexpr std::uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
+// kNoCore is the chunk core of chunks that belong to no core.
+inline constexpr std::uint16_t kNoCore = 0xFFFF;
+// kMaxCounters bounds the counters one trace records.
+inline constexpr std::size_t kMaxCounters = 8;
+// kMaxChunkPayload bounds a chunk, so a corrupt size cannot make a reader allocate gigabytes.
+inline constexpr std::uint32_t kMaxChunkPayload = 64u << 20;
+
+// FileHeader is the first 16 bytes of a trace.
+struct FileHeader {
+  char magic[8];
+  std::uint16_t version_major;
+  std::uint16_t version_minor;
+  std::uint32_t reserved;  // 0
+};
+static_assert(sizeof(FileHeader) == 16);
+
+// ChunkType says what a chunk's payload holds.
+enum class ChunkType : std::uint16_t {
+  metadata = 1,     // "key=value\n" lines (UTF-8): clock, topology, counters, command line...
+  definitions = 2,  // Definition entries: call sites, constructs, VPs, groups
+  events = 3,       // one core's fixed-size records, in time order
+  end = 4,          // EndPayload: the totals; missing when the run was cut
+};
+
+// ChunkHeader precedes every chunk's payload.
+struct ChunkHeader {
+  std::uint32_t magic;          // kChunkMagic
+  std::uint16_t type;           // ChunkType
+  std::uint16_t core;           // events: the core; otherwise kNoCore
+  std::uint32_t payload_size;   // bytes after this header
+  std::uint32_t payload_crc32;  // CRC-32 (zlib) of the payload
+  std::uint64_t sequence;       // 0, 1, 2, ... in file order
+};
+static_assert(sizeof(ChunkHeader) == 24);
+
+// RecordKind is the first field of every event record.
+enum class RecordKind : std::uint16_t {
+  unit = 1,        // UnitRecord: one unit's life-line on this core
+  idle = 2,        // IdleRecord: the core had nothing to animate
+  constraint = 3,  // ConstraintRecord: a unit's action freed another unit
+  group = 4,       // GroupRecord: a unit took part in a non-deterministic construct
+  lock_handoff = 5,  // LockHandoffRecord: this core got the runtime lock another core released
+  user_event = 6,  // UserEventRecord: an application phase began or ended
+  writer_wait = 7, // IdleRecord layout: the core waited for the trace writer
+};
+
+// UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
+// boundaries that tile the core's time: decision to animate [assign, begin), work [begin, end),
+// state-update communication [end, handler) with lock wait [end, locked) inside it, and
+// constraint update [handler, handler_end). Counters are read at begin and end.
+struct UnitRecord {
+  std::uint16_t kind;         // RecordKind::unit
+  std::uint16_t ended_by;     // construct kind of the request that ended the unit
+  std::uint32_t site;         // call-site id of that request
+  std::uint64_t unit;
+  std::uint64_t vp;
+  std::uint64_t assign;       // assigner entered (or the core woke from idle)
+  std::uint64_t begin;        // switched into the VP
+  std::uint64_t end;          // the VP switched back
+  std::uint64_t locked;       // runtime lock held (== end when it was free)
+  std::uint64_t handler;      // handler entered
+  std::uint64_t handler_end;  // handler left
+  std::uint64_t counters[kMaxCounters];  // work-region deltas, first `counter_count` used
+};
+
+// IdleRecord is a span in which the core did no unit's work.
+struct IdleRecord {
+  std::uint16_t kind;  // RecordKind::idle or RecordKind::writer_wait
+  std::uint16_t reserved16;
+  std::uint32_t reserved32;
+  std::uint64_t begin;
+  std::uint64_t end;
+};
+
+// ConstraintRecord says that `from` unit's construct call satisfied a constraint on `to`.
+struct ConstraintRecord {
+  std::uint16_t kind;       // RecordKind::constraint
+  std::uint16_t construct;  // construct kind that imposed the constraint
+  std::uint32_t match;      // id shared by both ends of one matched pair (0: none)
+  std::uint64_t from;       // the freeing unit
+  std::uint64_t to;         // the freed unit
+  std::uint64_t time;       // when the handler recorded it
+};
+
+// GroupRecord puts a unit into a group of possible partners (UCC), e.g. every sender and
+// every receiver that used one message type, or a singleton's predecessors and successors.
+struct GroupRecord {
+  std::uint16_t kind;   // RecordKind::group
+  std::uint16_t role;   // GroupRole
+  std::uint32_t group;  // group id (defined in a definitions chunk)
+  std::uint64_t unit;
+  std::uint64_t time;
+};
+
+}  // namespace moirai::trace
