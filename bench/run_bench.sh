@@ -10,7 +10,8 @@
 #
 # Environment: MOIRAI_BENCH_REPETITIONS (default 5); MOIRAI_BENCH_BUILD_DIR (default
 # build/release; with --no-build, the build tree whose bench/moirai_bench runs); MOIRAI_BENCH_OUT
-# (where the raw JSON goes, default <build dir>/bench/moirai_bench.json).
+# (where the raw JSON goes, default <build dir>/bench/moirai_bench.json); MOIRAI_BENCH_REVISION
+# (names the source revision when the tree is not a git checkout, e.g. a git archive export).
 #
 # Run it on an otherwise idle machine: on 2 cores any other busy process distorts every row.
 # The report measures the CPU time other processes took during the run and says so when it
@@ -26,7 +27,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --no-build) build=0; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,17p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run_bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -58,7 +59,16 @@ else
   guest="no (bare metal)"
 fi
 
-export MB_JSON="$json" MB_NPROC="$(nproc)" MB_CPU="$cpu_model" MB_GUEST="$guest"
+# Which source the numbers belong to: the commit, and whether the tree had changes on top of it.
+if revision="$(git -C "$root" rev-parse --short HEAD 2>/dev/null)"; then
+  if [[ -n "$(git -C "$root" status --porcelain --untracked-files=no 2>/dev/null)" ]]; then
+    revision+=" with uncommitted changes"
+  fi
+else
+  revision="${MOIRAI_BENCH_REVISION:-unknown (not a git checkout)}"
+fi
+
+export MB_REVISION="$revision" MB_JSON="$json" MB_NPROC="$(nproc)" MB_CPU="$cpu_model" MB_GUEST="$guest"
 export MB_REPS="$repetitions" MB_KERNEL="$(uname -r)" MB_INVOKED="$invoked"
 python3 - "$binary" "--benchmark_repetitions=$repetitions" "--benchmark_report_aggregates_only=true" \
   "--benchmark_out=$json" "--benchmark_out_format=json" ${extra[@]+"${extra[@]}"} <<'PY'
@@ -146,7 +156,7 @@ print(f"- CPU time stolen by the hypervisor during the run: {steal:.1f} s")
 if others_share > 0.05 or steal > 0.05 * wall * nproc:
     print("\n**Warning: the machine was busy with other work during this run; the numbers below "
           "are distorted. Re-run on an idle machine.**")
-print(f"\n## Command\n\n    {env['MB_INVOKED']}\n\nwhich ran\n\n    {' '.join(command)}\n")
+print(f"\n## Command\n\nAt source revision {env['MB_REVISION']}:\n\n    {env['MB_INVOKED']}\n\nwhich ran\n\n    {' '.join(command)}\n")
 print(f"Each row: the median over {env['MB_REPS']} repetitions of the benchmark's ns_per_op counter "
       "(time measured around the operations only, divided by their count); "
       "CV is the coefficient of variation over the repetitions.\n")

@@ -23,6 +23,9 @@ macro(moirai_require_config package debian_package)
   message(STATUS "Found ${package} ${${package}_VERSION}")
 endmacro()
 
+# Static Boost.Context: every construct switches fibers twice, and a call through the PLT into
+# jump_fcontext costs a measurable share of that (docs/performance.md).
+set(Boost_USE_STATIC_LIBS ON)
 moirai_require_config(Boost "libboost-context-dev libboost-fiber-dev" 1.74 CONFIG COMPONENTS context fiber)
 moirai_require_pkg(HWLOC hwloc libhwloc-dev)
 moirai_require_pkg(PAPI papi libpapi-dev)

@@ -1,16 +1,25 @@
 #include "moirai/proto_runtime/runtime.h"
 
 #include <algorithm>
+#include <boost/context/fiber.hpp>
+#include <new>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include "moirai/proto_runtime/errors.h"
+#include "exec_context.h"
 #include "fiber_stack.h"
+#include "moirai/proto_runtime/errors.h"
 #include "runtime_lock.h"
+#include "sanitizer_fiber.h"
+#include "vp_host.h"
 
 namespace moirai::proto {
+
+namespace ctx = boost::context;
+using detail::ExecContext;
+using detail::SanitizerFiber;
 
 // ---------------------------------------------------------------------------------------------
 // State
@@ -18,20 +27,25 @@ namespace moirai::proto {
 
 namespace {
 
-// CoreState is what one core's scheduler loop keeps between steps; only its own thread
-// touches it, and the alignment keeps cores off each other's cache lines.
+// CoreState is what one core keeps; only the thread animating that core touches it, and the
+// alignment keeps cores off each other's cache lines.
 struct alignas(64) CoreState {
-  VirtualProcessor* returned = nullptr;  // switched back to the runtime, request not yet handled
+  ExecContext home;                       // the core thread's own stack: start, idle, stop
+  ExecContext* switched_from = nullptr;   // the context that last switched on this core
+  VirtualProcessor* ended = nullptr;      // a VP whose stack went away in that switch
   bool idle = false;
-  std::vector<CoreId> to_wake;  // cores made ready for under the lock, woken after it
+  std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
 };
 
 }  // namespace
 
-struct Runtime::Impl {
+struct Runtime::Impl final : detail::VpHost {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
-      : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c), observer(c.observer),
-        cores(m.core_count()), stacks(c.default_stack_size) {}
+      : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
+        observer(c.observer), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
+        cores(m.core_count() + 1), stacks(c.default_stack_size) {
+    for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
+  }
 
   Runtime* owner;
   Machine& machine;
@@ -39,13 +53,16 @@ struct Runtime::Impl {
   Assigner& assigner;
   RuntimeConfig config;
   instrument::RuntimeObserver* observer;
+  std::size_t core_count;
+  bool direct;  // VPs switch straight to the next VP on their core
+  // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
   detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
   bool ran = false;
 
   detail::RuntimeLock lock;
   // Everything below is guarded by `lock`.
-  std::vector<VirtualProcessor*> live;  // owned; destroyed when their VP ends
+  std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
   VpId next_vp = 1;
   UnitId next_unit = 1;
   std::size_t ready = 0;    // made ready, not yet handed to a core by the assigner
@@ -54,15 +71,60 @@ struct Runtime::Impl {
   std::exception_ptr failure;
   RunStats stats;
 
+  // VpHost
+  void arrived(ExecContext& self, ctx::fiber&& from) override;
+  void leave(VirtualProcessor& vp) override;
+  ctx::fiber finish(VirtualProcessor& vp) override;
+
   void acquire(CoreId core);
+  VirtualProcessor* assign(CoreId core);
+  VirtualProcessor* next_after_unit(CoreId core);
+  void begin_unit(CoreId core, VirtualProcessor& vp);
+  void switch_to(CoreId core, ExecContext& from, ExecContext& to);
   VirtualProcessor& create(VpFunction fn, VpOptions options, const CallSite& site);
   void make_ready(VirtualProcessor& vp, CoreId from_core);
   void finish_unit(CoreId core, VirtualProcessor& vp);
-  void retire(VirtualProcessor& vp);
+  void unlink(VirtualProcessor& vp);
   void stop_on_deadlock();
-  void wake_after_unlock(CoreId core);
+  // wake_after_unlock sends the wake-ups collected under the lock (rare: only for other cores).
+  void wake_after_unlock(CoreId core) {
+    if (!cores[core].to_wake.empty()) wake_others(core);
+  }
+  void wake_others(CoreId core);
   void unwind_remaining();
 };
+
+// ---------------------------------------------------------------------------------------------
+// Switching
+// ---------------------------------------------------------------------------------------------
+
+// switch_to leaves `from` for `to` on `core` and returns when `from` runs again (maybe on
+// another core).
+void Runtime::Impl::switch_to(CoreId core, ExecContext& from, ExecContext& to) {
+  // A VP made ready by its own handler may be taken by another core's assigner before its
+  // continuation is stored; it must not be resumed before that.
+  while (!to.parked.load(std::memory_order_acquire)) MOIRAI_CPU_RELAX();
+  to.parked.store(false, std::memory_order_relaxed);
+  to.core = core;
+  cores[core].switched_from = &from;
+  SanitizerFiber::before_switch(from, to, /*from_ends=*/false);
+  ctx::fiber back = std::move(to.fiber).resume();
+  arrived(from, std::move(back));
+}
+
+void Runtime::Impl::arrived(ExecContext& self, ctx::fiber&& from) {
+  CoreState& here = cores[self.core];
+  ExecContext* previous = here.switched_from;
+  SanitizerFiber::after_switch(self, from ? previous : nullptr);
+  if (from) {
+    previous->fiber = std::move(from);
+    previous->parked.store(true, std::memory_order_release);
+  }
+  if (here.ended != nullptr) {  // its stack is gone now, so the VP can go too
+    delete here.ended;
+    here.ended = nullptr;
+  }
+}
 
 // ---------------------------------------------------------------------------------------------
 // The scheduler loop of one core
@@ -75,47 +137,113 @@ void Runtime::Impl::acquire(CoreId core) {
   if (observer) observer->lock_wait_end(core);
 }
 
+VirtualProcessor* Runtime::Impl::assign(CoreId core) {
+  if (observer) observer->assigner_enter(core);
+  VirtualProcessor* vp = assigner.next_for(core);
+  if (observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
+  if (vp != nullptr) {
+    --ready;
+    ++running;
+    ++stats.units_animated;
+  }
+  return vp;
+}
+
+// next_after_unit is, under the lock, what the core animates after a unit ended on it: the
+// assigner's choice, or nullptr for the core's own stack (idle, stop, or per-unit machines).
+VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
+  if (stopping || !direct) return nullptr;
+  VirtualProcessor* next = assign(core);
+  if (next == nullptr) {
+    cores[core].idle = true;
+    if (observer) observer->idle_begin(core);
+  }
+  return next;
+}
+
+void Runtime::Impl::begin_unit(CoreId core, VirtualProcessor& vp) {
+  vp.last_core_ = core;
+  if (observer) observer->unit_begin(core, vp.id(), vp.unit());
+}
+
 CoreScheduler::Step Runtime::step(CoreId core) {
   Impl& rt = *impl_;
   CoreState& here = rt.cores[core];
-  if (here.idle && rt.observer) rt.observer->idle_end(core);
-
-  rt.acquire(core);
-  if (here.returned != nullptr) {
-    rt.finish_unit(core, *here.returned);
-    here.returned = nullptr;
+  if (here.idle) {
+    here.idle = false;
+    if (rt.observer) rt.observer->idle_end(core);
   }
+  rt.acquire(core);
   if (rt.stopping) {
     rt.lock.unlock();
     rt.wake_after_unlock(core);
-    here.idle = false;
     return Step::finished;
   }
-  if (rt.observer) rt.observer->assigner_enter(core);
-  VirtualProcessor* vp = rt.assigner.next_for(core);
-  if (rt.observer) rt.observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
-  if (vp != nullptr) {
-    --rt.ready;
-    ++rt.running;
-    ++rt.stats.units_animated;
-  }
+  VirtualProcessor* vp = rt.assign(core);
   rt.lock.unlock();
   rt.wake_after_unlock(core);
-
   if (vp == nullptr) {
-    if (rt.observer) rt.observer->idle_begin(core);
     here.idle = true;
+    if (rt.observer) rt.observer->idle_begin(core);
     return Step::idle;
   }
-  here.idle = false;
-  if (rt.observer) rt.observer->unit_begin(core, vp->id(), vp->unit());
-  vp->switch_in(core);
-  if (rt.observer) {
-    const Request& request = vp->finished_ ? vp->end_request_ : *vp->pending_;
-    rt.observer->unit_end(core, vp->id(), vp->unit(), request.kind, request.site);
+  rt.begin_unit(core, *vp);
+  rt.switch_to(core, here.home, vp->context());
+  // Back on the core's own stack: the last VP found nothing next, or the run stops.
+  return here.idle ? Step::idle : Step::animated;
+}
+
+// leave runs on `vp`'s stack: the unit ended with a construct call.
+void Runtime::Impl::leave(VirtualProcessor& vp) {
+  const CoreId core = vp.last_core_;
+  if (observer) observer->unit_end(core, vp.id(), vp.unit(), vp.pending_->kind, vp.pending_->site);
+  acquire(core);
+  finish_unit(core, vp);
+  VirtualProcessor* next = next_after_unit(core);
+  lock.unlock();
+  wake_after_unlock(core);
+  if (next == &vp) {  // freed by its own construct and first in line: no switch at all
+    begin_unit(core, vp);
+    return;
   }
-  here.returned = vp;
-  return Step::animated;
+  if (next != nullptr) {
+    begin_unit(core, *next);
+    switch_to(core, vp.context(), next->context());
+  } else {
+    switch_to(core, vp.context(), cores[core].home);
+  }
+}
+
+// finish runs on `vp`'s stack after its function returned; the continuation it returns is
+// resumed by Boost.Context, which frees the stack on the way.
+ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
+  ExecContext& self = vp.context();
+  CoreId core = self.core;
+  ExecContext* to = &cores[core].home;  // a cancelled VP goes back to the unwinding thread
+  if (!vp.cancelled_) {
+    core = vp.last_core_;
+    if (observer) {
+      observer->unit_end(core, vp.id(), vp.unit(), kEndVp, vp.end_request_.site);
+    }
+    acquire(core);
+    finish_unit(core, vp);
+    VirtualProcessor* next = next_after_unit(core);
+    lock.unlock();
+    wake_after_unlock(core);
+    if (next != nullptr) {
+      begin_unit(core, *next);
+      to = &next->context();
+    } else {
+      to = &cores[core].home;
+    }
+  }
+  while (!to->parked.load(std::memory_order_acquire)) MOIRAI_CPU_RELAX();
+  to->parked.store(false, std::memory_order_relaxed);
+  to->core = core;
+  cores[core].switched_from = &self;
+  cores[core].ended = &vp;
+  SanitizerFiber::before_switch(self, *to, /*from_ends=*/true);
+  return std::move(to->fiber);
 }
 
 // finish_unit handles the request with which `vp`'s unit ended (under the lock).
@@ -148,7 +276,7 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
           VpFailure(vp.id(), vp.name(), vp.created_at(), vp.error_));
     }
     if (vp.error_) stopping = true;
-    retire(vp);
+    unlink(vp);
   }
   if (live.empty()) stopping = true;
   if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
@@ -160,10 +288,10 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
 // ---------------------------------------------------------------------------------------------
 
 VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const CallSite& site) {
-  if (options.core != kAnyCore && options.core >= cores.size()) {
+  if (options.core != kAnyCore && options.core >= core_count) {
     throw UsageError("cannot pin a VP to core " + std::to_string(options.core) + ": the run has " +
-                     std::to_string(cores.size()) + " cores (0.." +
-                     std::to_string(cores.size() - 1) + ")");
+                     std::to_string(core_count) + " cores (0.." + std::to_string(core_count - 1) +
+                     ")");
   }
   const std::size_t stack = options.stack_size != 0 ? options.stack_size
                                                     : config.default_stack_size;
@@ -175,7 +303,7 @@ VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const 
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
   try {
-    vp = new VirtualProcessor(id, std::move(name), site, options.core, &stacks, stack,
+    vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
                               std::move(fn));
   } catch (const std::bad_alloc&) {
     throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
@@ -196,9 +324,8 @@ void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
   if (target != from_core) cores[from_core].to_wake.push_back(target);
 }
 
-void Runtime::Impl::wake_after_unlock(CoreId core) {
+void Runtime::Impl::wake_others(CoreId core) {
   std::vector<CoreId>& wake = cores[core].to_wake;
-  if (wake.empty()) return;
   if (std::find(wake.begin(), wake.end(), kAnyCore) != wake.end()) {
     machine.notify_work(kAnyCore);
   } else {
@@ -209,12 +336,11 @@ void Runtime::Impl::wake_after_unlock(CoreId core) {
   wake.clear();
 }
 
-void Runtime::Impl::retire(VirtualProcessor& vp) {
+void Runtime::Impl::unlink(VirtualProcessor& vp) {
   VirtualProcessor* last = live.back();
   live[vp.live_index_] = last;
   last->live_index_ = vp.live_index_;
   live.pop_back();
-  delete &vp;
 }
 
 void Runtime::Impl::stop_on_deadlock() {
@@ -238,14 +364,15 @@ void Runtime::Impl::stop_on_deadlock() {
   stopping = true;
 }
 
-// unwind_remaining runs every VP that is still suspended to its end on the calling thread,
-// so that destructors on VP stacks run and no stack leaks.
+// unwind_remaining runs every VP still suspended to its end on the calling thread, so that
+// destructors on VP stacks run and no stack leaks.
 void Runtime::Impl::unwind_remaining() {
+  const auto unwinder = static_cast<CoreId>(core_count);
   while (!live.empty()) {
     VirtualProcessor* vp = live.back();
+    unlink(*vp);
     vp->cancelled_ = true;
-    while (!vp->finished_) vp->switch_in(vp->last_core_);
-    retire(*vp);
+    switch_to(unwinder, cores[unwinder].home, vp->context());  // returns once it ended
   }
 }
 
@@ -308,6 +435,6 @@ void RuntimeServices::fail(Request& request, std::string message) {
   request.error = std::move(message);
 }
 
-std::size_t RuntimeServices::core_count() const noexcept { return runtime_.impl_->cores.size(); }
+std::size_t RuntimeServices::core_count() const noexcept { return runtime_.impl_->core_count; }
 
 }  // namespace moirai::proto

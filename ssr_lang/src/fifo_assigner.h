@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <deque>
 #include <vector>
 
 #include "moirai/proto_runtime/assigner.h"
@@ -24,20 +23,34 @@ class FifoAssigner final : public proto::Assigner {
       core = static_cast<CoreId>(next_core_);
       next_core_ = (next_core_ + 1) % queues_.size();
     }
-    queues_[core].push_back(&vp);
+    Queue& queue = queues_[core];
+    vp.assigner_link = nullptr;
+    if (queue.tail != nullptr) {
+      queue.tail->assigner_link = &vp;
+    } else {
+      queue.head = &vp;
+    }
+    queue.tail = &vp;
     return core;
   }
 
   proto::VirtualProcessor* next_for(CoreId core) override {
-    std::deque<proto::VirtualProcessor*>& queue = queues_[core];
-    if (queue.empty()) return nullptr;
-    proto::VirtualProcessor* vp = queue.front();
-    queue.pop_front();
+    Queue& queue = queues_[core];
+    proto::VirtualProcessor* vp = queue.head;
+    if (vp == nullptr) return nullptr;
+    queue.head = vp->assigner_link;
+    if (queue.head == nullptr) queue.tail = nullptr;
     return vp;
   }
 
  private:
-  std::vector<std::deque<proto::VirtualProcessor*>> queues_;
+  // Queue is one core's FIFO, linked through VirtualProcessor::assigner_link: a construct makes
+  // one or two VPs ready, and this keeps that free of allocation.
+  struct Queue {
+    proto::VirtualProcessor* head = nullptr;
+    proto::VirtualProcessor* tail = nullptr;
+  };
+  std::vector<Queue> queues_;
   std::size_t next_core_ = 0;
 };
 

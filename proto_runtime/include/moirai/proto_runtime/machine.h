@@ -14,9 +14,9 @@ class CoreScheduler {
  public:
   enum class Step { animated, idle, finished };
   virtual ~CoreScheduler() = default;
-  // step handles the request of the VP this core animated last, asks the assigner for the next
-  // VP and animates it for one unit. Returns idle when there was nothing to animate and finished
-  // when the run is over for this core.
+  // step asks the assigner for the core's next VP and animates it; the VPs then hand the core on
+  // to each other until none is left for it (or, if the machine returns after each unit, for one
+  // unit). Returns idle when the core has nothing to animate, finished when the run is over.
   virtual Step step(CoreId core) = 0;
 };
 
@@ -32,6 +32,10 @@ class Machine {
   virtual void notify_work(CoreId core) = 0;
   // describe_core names a core in the machine's terms, for messages.
   virtual std::string describe_core(CoreId core) const = 0;
+  // returns_after_each_unit asks the runtime to come back to the machine after every unit
+  // (a simulation advancing virtual time per unit) instead of switching from one VP straight
+  // to the next on the same core.
+  virtual bool returns_after_each_unit() const { return false; }
 };
 
 }  // namespace moirai::proto

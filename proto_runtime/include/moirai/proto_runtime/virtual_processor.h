@@ -15,6 +15,8 @@ namespace moirai::proto {
 class VirtualProcessor;
 namespace detail {
 class StackPool;
+class VpHost;
+struct ExecContext;
 }
 
 // VpFunction is the code a VP animates; it receives its own VP.
@@ -61,18 +63,19 @@ class VirtualProcessor {
 
   // language_slot is per-VP storage owned by the language plugin (touched under the runtime lock).
   void* language_slot = nullptr;
+  // assigner_link is a link the language's assigner may use to queue a ready VP without
+  // allocating (touched under the runtime lock).
+  VirtualProcessor* assigner_link = nullptr;
 
  private:
   friend class Runtime;
-  struct Fiber;  // the Boost.Context fiber and its sanitizer bookkeeping
+  friend class detail::VpHost;
+  struct Fiber;  // the Boost.Context fiber, its stack and its execution context
 
   VirtualProcessor(VpId id, std::string name, CallSite created_at, CoreId home_core,
-                   detail::StackPool* pool, std::size_t stack_size, VpFunction fn);
-  // switch_in animates the VP until it next calls the runtime or finishes (runtime side).
-  void switch_in(CoreId core);
-  // switch_out returns from the VP to the core that animates it (VP side).
-  void switch_out();
-  void entry();
+                   detail::VpHost* host, detail::StackPool* pool, std::size_t stack_size,
+                   VpFunction fn);
+  detail::ExecContext& context() noexcept;
 
   VpId id_;
   std::string name_;
@@ -80,6 +83,7 @@ class VirtualProcessor {
   CoreId home_core_;
   CoreId last_core_ = kAnyCore;
   UnitId unit_ = 0;
+  detail::VpHost* host_;
   VpFunction fn_;
   Request* pending_ = nullptr;
   Request end_request_;

@@ -1,0 +1,32 @@
+// VpHost: what a running VP calls in the runtime that animates it.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include "exec_context.h"
+#include "moirai/proto_runtime/virtual_processor.h"
+
+namespace moirai::proto::detail {
+
+// VpHost is the runtime seen from a VP's own stack. The runtime runs its scheduler step right
+// there: handler, assigner, and a switch straight to the next VP, because a detour through the
+// core's own stack would cost a second switch per construct.
+class VpHost {
+ public:
+  virtual ~VpHost() = default;
+  // arrived completes a switch into `self`: it stores the continuation of the context that
+  // switched here (`from`, empty if that context ended) and tells ASan.
+  virtual void arrived(ExecContext& self, boost::context::fiber&& from) = 0;
+  // leave ends `vp`'s unit with its pending request and animates what comes next on its core;
+  // it returns once `vp` runs again (possibly on another core).
+  virtual void leave(VirtualProcessor& vp) = 0;
+  // finish is called when `vp`'s function has returned: it handles the end of the VP and
+  // returns the continuation to switch to; the VP is destroyed after the switch.
+  virtual boost::context::fiber finish(VirtualProcessor& vp) = 0;
+
+ protected:
+  // Access to a VP's internals for the runtime that hosts it.
+  static ExecContext& context_of(VirtualProcessor& vp) noexcept { return vp.context(); }
+};
+
+}  // namespace moirai::proto::detail
