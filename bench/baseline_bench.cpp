@@ -1,6 +1,7 @@
 // The yardsticks SSR is compared with: a raw Boost.Context switch (the lower bound), a
-// Boost.Fiber channel ping-pong (a peer user-level runtime) and a mutex + condition-variable
-// ping-pong between two OS threads (what a user writes without a runtime).
+// Boost.Fiber channel ping-pong (a peer user-level runtime), a mutex + condition-variable
+// ping-pong between two OS threads (what a user writes without a runtime), and raw fiber
+// create + end with and without reusing a guard-paged stack (the floor under VP create + end).
 #include <benchmark/benchmark.h>
 
 #include <boost/context/fiber.hpp>
@@ -51,46 +52,11 @@ void BM_RawFiberRoundTrip(benchmark::State& state) {
 }
 BENCHMARK(BM_RawFiberRoundTrip);
 
-// The switching floor of SSR's design: a same-core SSR round trip is 4 units (bench counter
-// units_per_op), and each unit is a switch from the core's scheduler context into a VP and back.
-// Here one scheduler context resumes two fibers alternately, 4 resumes per operation, with no
-// lock, handler, queue or message: what an SSR round trip would cost if its bookkeeping were
-// free.
-void BM_RawFiberSchedulerHops(benchmark::State& state) {
-  namespace ctx = boost::context;
-  bool stop = false;
-  auto body = [&stop](ctx::fiber&& scheduler) {
-    while (!stop) scheduler = std::move(scheduler).resume();
-    return std::move(scheduler);
-  };
-  ctx::fiber ping(std::allocator_arg, ctx::fixedsize_stack(64 * 1024), body);
-  ctx::fiber pong(std::allocator_arg, ctx::fixedsize_stack(64 * 1024), body);
-  auto four_units = [&] {
-    ping = std::move(ping).resume();
-    pong = std::move(pong).resume();
-    ping = std::move(ping).resume();
-    pong = std::move(pong).resume();
-  };
-  for (int i = 0; i < kWarmupRoundTrips; ++i) four_units();
-
-  const Clock::time_point start = Clock::now();
-  for (auto _ : state) four_units();
-  const Clock::time_point end = Clock::now();
-
-  stop = true;
-  ping = std::move(ping).resume();
-  pong = std::move(pong).resume();
-  OpTally tally;
-  tally.add(seconds_between(start, end), static_cast<std::uint64_t>(state.iterations()));
-  tally.report(state, "4 scheduler hops");
-}
-BENCHMARK(BM_RawFiberSchedulerHops);
-
 // The floor under SSR's create_vp + end: create a Boost.Context fiber on a 256 KiB stack (SSR's
 // default), run it (it returns at once, touching the top page of its stack) and let it end.
-// `fresh_guarded` maps a new guard-paged stack every time, as the runtime's VP stacks do
-// (mmap + mprotect + page fault + munmap); `reused_guarded` reuses one guard-paged stack, which
-// is what a cache of freed VP stacks would cost.
+// `fresh_guarded` maps a new guard-paged stack every time (mmap + mprotect + page fault +
+// munmap), which is what a VP costs when the runtime's stack pool has no stack to give;
+// `reused_guarded` reuses one guard-paged stack, which is what a VP costs when the pool has one.
 enum class StackUse { fresh_guarded, reused_guarded };
 
 // KeepStack is a stack "allocator" for a preallocated stack that must outlive the fiber.

@@ -116,7 +116,6 @@ for b in report["benchmarks"]:
 
 rows = [
     ("BM_RawFiberRoundTrip", "raw Boost.Context fiber round trip (resume + switch back)"),
-    ("BM_RawFiberSchedulerHops", "4 raw switches scheduler -> fiber -> scheduler, two fibers in turn (the switching in one SSR round trip, nothing else)"),
     ("BM_SsrPingPong/same_core", "SSR send_from_to/receive_from_to round trip, both VPs pinned to core 0 (2-core run)"),
     ("BM_SsrPingPong/one_core_run", "SSR round trip, 1-core run"),
     ("BM_SsrPingPong/two_cores", "SSR round trip, ping on core 0, pong on core 1"),
@@ -124,8 +123,8 @@ rows = [
     ("BM_PthreadCondvarPingPong", "std::mutex + std::condition_variable (pthread) round trip, two threads"),
     ("BM_SsrCreateEnd/same_core", "SSR create_vp + end of a child that returns at once, all on core 0"),
     ("BM_SsrCreateEnd/any_core", "SSR create_vp + end, children placed by the assigner (2 cores)"),
-    ("BM_RawFiberCreateEnd/fresh_guarded", "raw Boost.Context fiber create + run + end, new 256 KiB guard-paged stack each time (as a VP's)"),
-    ("BM_RawFiberCreateEnd/reused_guarded", "raw Boost.Context fiber create + run + end, one 256 KiB guard-paged stack reused"),
+    ("BM_RawFiberCreateEnd/fresh_guarded", "raw Boost.Context fiber create + run + end, new 256 KiB guard-paged stack each time (a VP without the stack pool)"),
+    ("BM_RawFiberCreateEnd/reused_guarded", "raw Boost.Context fiber create + run + end, one 256 KiB guard-paged stack reused (a VP with it)"),
     ("BM_SsrRunStartup", "one whole ssr::run of an empty seed, 2 cores (excluded from every other SSR row)"),
     ("BM_Matmul/cores:1", "matmul, default MatmulConfig, 1 core (one multiply)"),
     ("BM_Matmul/cores:2", "matmul, default MatmulConfig, 2 cores (one multiply)"),

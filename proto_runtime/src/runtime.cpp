@@ -34,6 +34,7 @@ struct alignas(64) CoreState {
   ExecContext* switched_from = nullptr;   // the context that last switched on this core
   VirtualProcessor* ended = nullptr;      // a VP whose stack went away in that switch
   bool idle = false;
+  bool started = false;                   // core_start was reported
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
 };
 
@@ -67,7 +68,9 @@ struct Runtime::Impl final : detail::VpHost {
   UnitId next_unit = 1;
   std::size_t ready = 0;    // made ready, not yet handed to a core by the assigner
   std::size_t running = 0;  // handed to a core, request not yet handled
+  std::uint64_t next_match = 1;
   bool stopping = false;
+  CoreId creating_core = 0;  // the core whose handler runs (for vp_created)
   std::exception_ptr failure;
   RunStats stats;
 
@@ -169,6 +172,10 @@ void Runtime::Impl::begin_unit(CoreId core, VirtualProcessor& vp) {
 CoreScheduler::Step Runtime::step(CoreId core) {
   Impl& rt = *impl_;
   CoreState& here = rt.cores[core];
+  if (!here.started) {
+    here.started = true;
+    if (rt.observer) rt.observer->core_start(core);
+  }
   if (here.idle) {
     here.idle = false;
     if (rt.observer) rt.observer->idle_end(core);
@@ -177,6 +184,7 @@ CoreScheduler::Step Runtime::step(CoreId core) {
   if (rt.stopping) {
     rt.lock.unlock();
     rt.wake_after_unlock(core);
+    if (rt.observer) rt.observer->core_stop(core);
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
@@ -256,7 +264,8 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   if (!vp.finished_) vp.unit_ = next_unit++;  // the meta-unit of the VP's next unit
 
   if (observer) observer->handler_enter(core, request.kind, request.unit);
-  RuntimeServices services(*owner, core);
+  creating_core = core;
+  RuntimeServices services(*owner, core, observer);
   try {
     language.handle(request, services);
   } catch (...) {
@@ -314,6 +323,10 @@ VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const 
   live.push_back(vp);
   ++stats.vps_created;
   language.vp_created(*vp);
+  if (observer) {
+    observer->vp_created(static_cast<CoreId>(creating_core), vp->id(), vp->name(), site,
+                         vp->home_core());
+  }
   return *vp;
 }
 
@@ -405,6 +418,13 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   Impl& rt = *impl_;
   if (rt.ran) throw std::logic_error("Runtime::run called twice: a Runtime runs once");
   rt.ran = true;
+  if (rt.observer) {
+    std::vector<std::string> names;
+    for (ConstructKind kind = 0; kind < rt.language.construct_count(); ++kind) {
+      names.emplace_back(rt.language.construct_name(kind));
+    }
+    rt.observer->run_start(std::string(rt.language.name()), names, rt.core_count);
+  }
   rt.lock.lock();
   try {
     VirtualProcessor& first = rt.create(std::move(seed), std::move(options), created_at);
@@ -436,5 +456,9 @@ void RuntimeServices::fail(Request& request, std::string message) {
 }
 
 std::size_t RuntimeServices::core_count() const noexcept { return runtime_.impl_->core_count; }
+
+std::uint64_t RuntimeServices::new_match() noexcept {
+  return observer_ != nullptr ? runtime_.impl_->next_match++ : 0;
+}
 
 }  // namespace moirai::proto

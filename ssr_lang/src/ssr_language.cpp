@@ -143,6 +143,7 @@ void SsrLanguage::create_vp(Request& request, RuntimeServices& services) {
     return refuse(request, services, std::string("create_vp: ") + error.what());
   }
   call.created = child->id();
+  services.record_constraint(detail::kCreateVp, request.unit, child->unit());
   // The child is queued before its creator: with both on one core the child runs first, the
   // FIFO behaviour behind the paper's creator starvation (section 3.4.1).
   services.make_ready(*child);
@@ -218,7 +219,25 @@ void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
 // send_of_type_to / send_of_type and their receives
 // ---------------------------------------------------------------------------------------------
 
+void SsrLanguage::join_group(const Request& request, RuntimeServices& services, Mailbox& box) {
+  if (box.group == 0) {
+    box.group = next_group_++;
+    const bool to_receiver = request.kind == detail::kSendOfTypeTo ||
+                             request.kind == detail::kReceiveOfTypeTo;
+    const detail::MessageTypeBase* type =
+        is_send(request.kind) ? outgoing(request).channel : incoming(request).channel;
+    const VpId receiver = request.kind == detail::kSendOfTypeTo ? outgoing(request).peer
+                                                                 : request.requester->id();
+    services.define_group(box.group, to_receiver ? detail::kSendOfTypeTo : detail::kSendOfType,
+                          to_receiver ? "'" + type->name() + "' to " + describe_vp(receiver)
+                                      : "channel '" + type->name() + "'");
+  }
+  services.record_group_member(box.group, is_send(request.kind) ? kGroupSource : kGroupSink,
+                               request.unit);
+}
+
 void SsrLanguage::typed(Request& request, RuntimeServices& services, Mailbox& box) {
+  if (services.recording()) join_group(request, services, box);
   if (is_send(request.kind)) {
     if (box.receivers.empty()) {
       box.senders.push_back(&request);
@@ -254,6 +273,10 @@ void SsrLanguage::match(Request& send, Request& receive, RuntimeServices& servic
   out.deliver(out.value, in.slot);
   out.matched = receive.requester->id();
   in.matched = send.requester->id();
+  // The paper's two crossing dependencies: each side's call freed the other's next unit.
+  const std::uint64_t pair = services.new_match();
+  services.record_constraint(send.kind, send.unit, receive.requester->unit(), pair);
+  services.record_constraint(receive.kind, receive.unit, send.requester->unit(), pair);
   services.make_ready(*send.requester);
   services.make_ready(*receive.requester);
 }
@@ -269,19 +292,31 @@ void SsrLanguage::singleton_enter(Request& request, RuntimeServices& services) {
     s.run_ = run_id_;
     s.state_ = Singleton::State::fresh;
     s.owner_ = 0;
+    s.done_unit_ = 0;
+    s.group_ = 0;
     s.waiters_.clear();
   }
+  if (services.recording()) {
+    if (s.group_ == 0) {
+      s.group_ = next_group_++;
+      services.define_group(s.group_, detail::kSingletonEnter, "singleton '" + s.name() + "'");
+    }
+    services.record_group_member(s.group_, kGroupSource, request.unit);
+  }
   switch (s.state_) {
-    case Singleton::State::fresh:
+    case Singleton::State::fresh:  // the first predecessor enables the block, run by its VP
       s.state_ = Singleton::State::running;
       s.owner_ = request.requester->id();
       call.run_body = true;
+      services.record_constraint(detail::kSingletonEnter, request.unit, request.requester->unit());
       services.make_ready(*request.requester);
       return;
     case Singleton::State::running:
       s.waiters_.push_back(request.requester);  // released by singleton_done
       return;
     case Singleton::State::done:
+      services.record_constraint(detail::kSingletonDone, s.done_unit_, request.requester->unit());
+      services.record_group_member(s.group_, kGroupSink, request.requester->unit());
       services.make_ready(*request.requester);
       return;
   }
@@ -296,8 +331,14 @@ void SsrLanguage::singleton_done(Request& request, RuntimeServices& services) {
                   "singleton '" + s.name() + "': ended by a VP that does not run its block");
   }
   s.state_ = Singleton::State::done;
-  for (VirtualProcessor* waiter : s.waiters_) services.make_ready(*waiter);
+  s.done_unit_ = request.unit;
+  for (VirtualProcessor* waiter : s.waiters_) {
+    services.record_constraint(detail::kSingletonDone, request.unit, waiter->unit());
+    services.record_group_member(s.group_, kGroupSink, waiter->unit());
+    services.make_ready(*waiter);
+  }
   s.waiters_.clear();
+  services.record_group_member(s.group_, kGroupSink, request.requester->unit());
   services.make_ready(*request.requester);
 }
 

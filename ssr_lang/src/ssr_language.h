@@ -30,6 +30,7 @@ class SsrLanguage final : public proto::LanguagePlugin {
 
   std::string_view name() const override { return "SSR"; }
   void vp_created(proto::VirtualProcessor& vp) override;
+  ConstructKind construct_count() const override { return detail::kConstructCount; }
   std::string_view construct_name(ConstructKind kind) const override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
@@ -44,7 +45,7 @@ class SsrLanguage final : public proto::LanguagePlugin {
   struct Mailbox {
     std::deque<proto::Request*> senders;
     std::deque<proto::Request*> receivers;
-    bool empty() const { return senders.empty() && receivers.empty(); }
+    std::uint64_t group = 0;  // its group of possible partners in the trace (0: not yet named)
   };
   // VpState is SSR's per-VP state (in VirtualProcessor::language_slot).
   struct VpState {
@@ -70,11 +71,14 @@ class SsrLanguage final : public proto::LanguagePlugin {
   // refuse fails `request` with `message` and makes its VP ready, so its construct throws.
   void refuse(proto::Request& request, proto::RuntimeServices& services, std::string message);
   std::string describe_vp(VpId id) const;
+  // join_group records `request`'s unit in the mailbox's group of senders and receivers.
+  void join_group(const proto::Request& request, proto::RuntimeServices& services, Mailbox& box);
 
   static std::atomic<std::uint64_t> runs_;  // numbers runs, so a Singleton knows a new one
   std::size_t core_count_;
   FifoAssigner assigner_;
   std::uint64_t run_id_;
+  std::uint64_t next_group_ = 1;
   // alive_[id] is the state of VP `id` while it lives, else nullptr. VP ids are dense (1, 2, ...),
   // so a table beats a hash map on the hot path (8 bytes per VP ever created).
   std::vector<VpState*> alive_;

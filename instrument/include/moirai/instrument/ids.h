@@ -21,6 +21,10 @@ using UnitId = std::uint64_t;
 // ConstructKind identifies a language construct; 0 is the proto-runtime's own "end VP".
 using ConstructKind = std::uint32_t;
 
+// GroupRole is a unit's part in a group of possible partners: a source (a sender, a
+// singleton's predecessor) or a sink (a receiver, a singleton's successor).
+enum GroupRole : std::uint16_t { kGroupSource = 1, kGroupSink = 2 };
+
 // CallSite is where application code entered the runtime (file and line from std::source_location).
 struct CallSite {
   const char* file = "";

@@ -1,6 +1,11 @@
 // The proto-runtime's instrumentation points, as an observer interface recorders implement.
 #pragma once
 
+#include <cstdint>
+#include <cstddef>
+#include <string>
+#include <vector>
+
 #include "moirai/instrument/ids.h"
 
 namespace moirai::instrument {
@@ -12,6 +17,29 @@ namespace moirai::instrument {
 class RuntimeObserver {
  public:
   virtual ~RuntimeObserver() = default;
+
+  // run_start describes the run before any core starts: the language, the display name of each
+  // construct kind (index = kind) and the number of cores.
+  virtual void run_start(const std::string& /*language*/,
+                         const std::vector<std::string>& /*construct_names*/,
+                         std::size_t /*core_count*/) {}
+  // core_start is called on a core's thread before anything else happens on that core, and
+  // core_stop after the last thing (per-thread resources such as counter sets live between).
+  virtual void core_start(CoreId /*core*/) {}
+  virtual void core_stop(CoreId /*core*/) {}
+  // vp_created defines a VP for the trace (under the runtime lock, on the creating core).
+  virtual void vp_created(CoreId /*core*/, VpId /*vp*/, const std::string& /*name*/,
+                          const CallSite& /*created_at*/, CoreId /*home_core*/) {}
+  // constraint says that `from`'s construct call satisfied a constraint on `to`, recorded by the
+  // language's handler; both ends of one matched pair carry the same `match` id (0: none).
+  virtual void constraint(CoreId /*core*/, ConstructKind /*kind*/, UnitId /*from*/,
+                          UnitId /*to*/, std::uint64_t /*match*/) {}
+  // group_member puts `unit` into the group of possible partners `group` (named once by
+  // group_defined) in `role`, for non-deterministic constructs.
+  virtual void group_defined(CoreId /*core*/, std::uint64_t /*group*/, ConstructKind /*kind*/,
+                             const std::string& /*name*/) {}
+  virtual void group_member(CoreId /*core*/, std::uint64_t /*group*/, std::uint16_t /*role*/,
+                            UnitId /*unit*/) {}
 
   // unit_begin is called just before the core switches into `vp` to animate `unit`.
   virtual void unit_begin(CoreId /*core*/, VpId /*vp*/, UnitId /*unit*/) {}

@@ -50,63 +50,100 @@ struct ChunkHeader {
 };
 static_assert(sizeof(ChunkHeader) == 24);
 
-// RecordKind is the first field of every event record.
+// RecordKind is the first field of every event record. Records are 8-byte aligned and their
+// size follows from their kind (a unit record also from the trace's counter count).
 enum class RecordKind : std::uint16_t {
-  unit = 1,        // UnitRecord: one unit's life-line on this core
-  idle = 2,        // IdleRecord: the core had nothing to animate
-  constraint = 3,  // ConstraintRecord: a unit's action freed another unit
-  group = 4,       // GroupRecord: a unit took part in a non-deterministic construct
-  lock_handoff = 5,  // LockHandoffRecord: this core got the runtime lock another core released
-  user_event = 6,  // UserEventRecord: an application phase began or ended
-  writer_wait = 7, // IdleRecord layout: the core waited for the trace writer
+  unit = 1,         // UnitRecord (+ 8 bytes per counter): one unit's life-line on this core
+  idle = 2,         // SpanRecord: the core had nothing to animate
+  constraint = 3,   // ConstraintRecord: a unit's construct call freed another unit
+  group = 4,        // GroupRecord: a unit took part in a non-deterministic construct
+  writer_wait = 5,  // SpanRecord: the core waited for the trace writer (never dropped data)
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
 // boundaries that tile the core's time: decision to animate [assign, begin), work [begin, end),
-// state-update communication [end, handler) with lock wait [end, locked) inside it, and
-// constraint update [handler, handler_end). Counters are read at begin and end.
+// state-update communication [end, handler) with runtime-lock wait [end, locked) inside it,
+// constraint update [handler, handler_end). Then come `counter_count` u64 deltas of the work.
 struct UnitRecord {
   std::uint16_t kind;         // RecordKind::unit
   std::uint16_t ended_by;     // construct kind of the request that ended the unit
   std::uint32_t site;         // call-site id of that request
   std::uint64_t unit;
   std::uint64_t vp;
-  std::uint64_t assign;       // assigner entered (or the core woke from idle)
+  std::uint64_t assign;       // decision to animate began (assigner, or the core woke)
   std::uint64_t begin;        // switched into the VP
-  std::uint64_t end;          // the VP switched back
+  std::uint64_t end;          // the VP called the runtime
   std::uint64_t locked;       // runtime lock held (== end when it was free)
   std::uint64_t handler;      // handler entered
   std::uint64_t handler_end;  // handler left
-  std::uint64_t counters[kMaxCounters];  // work-region deltas, first `counter_count` used
 };
+static_assert(sizeof(UnitRecord) == 72);
 
-// IdleRecord is a span in which the core did no unit's work.
-struct IdleRecord {
+// SpanRecord is a span in which the core did no unit's work.
+struct SpanRecord {
   std::uint16_t kind;  // RecordKind::idle or RecordKind::writer_wait
   std::uint16_t reserved16;
   std::uint32_t reserved32;
   std::uint64_t begin;
   std::uint64_t end;
 };
+static_assert(sizeof(SpanRecord) == 24);
 
-// ConstraintRecord says that `from` unit's construct call satisfied a constraint on `to`.
+// ConstraintRecord says that unit `from`'s construct call satisfied a constraint on unit `to`.
 struct ConstraintRecord {
   std::uint16_t kind;       // RecordKind::constraint
   std::uint16_t construct;  // construct kind that imposed the constraint
-  std::uint32_t match;      // id shared by both ends of one matched pair (0: none)
+  std::uint32_t reserved;
   std::uint64_t from;       // the freeing unit
   std::uint64_t to;         // the freed unit
+  std::uint64_t match;      // shared by both ends of one matched pair (0: none)
   std::uint64_t time;       // when the handler recorded it
 };
+static_assert(sizeof(ConstraintRecord) == 40);
 
-// GroupRecord puts a unit into a group of possible partners (UCC), e.g. every sender and
-// every receiver that used one message type, or a singleton's predecessors and successors.
+// GroupRecord puts a unit into a group of possible partners (UCC): every sender and receiver of
+// one message type, or a singleton's predecessors (sources) and successors (sinks).
 struct GroupRecord {
-  std::uint16_t kind;   // RecordKind::group
-  std::uint16_t role;   // GroupRole
-  std::uint32_t group;  // group id (defined in a definitions chunk)
+  std::uint16_t kind;  // RecordKind::group
+  std::uint16_t role;  // GroupRole: 1 source, 2 sink
+  std::uint32_t reserved;
+  std::uint64_t group;  // defined in a definitions chunk
   std::uint64_t unit;
-  std::uint64_t time;
 };
+static_assert(sizeof(GroupRecord) == 24);
+
+// DefinitionType says what a Definition names.
+enum class DefinitionType : std::uint16_t {
+  call_site = 1,  // a = site id, b = line; text = file '\0' function
+  construct = 2,  // a = construct kind; text = display name
+  vp = 3,         // a = home core (0xFFFFFFFF: none), b = VP id, c = creation site id; text = name
+  group = 4,      // a = construct kind, b = group id; text = display name
+};
+
+// Definition is one entry of a definitions chunk: this fixed part, then `text_size` bytes of
+// UTF-8, padded with zeros to a multiple of 8.
+struct Definition {
+  std::uint16_t type;       // DefinitionType
+  std::uint16_t text_size;
+  std::uint32_t a;
+  std::uint64_t b;
+  std::uint64_t c;
+};
+static_assert(sizeof(Definition) == 24);
+
+// EndPayload closes a complete trace; a trace without it was cut (the run crashed or was killed).
+struct EndPayload {
+  std::uint64_t chunks;         // chunks before this one
+  std::uint64_t records;        // event records written, all cores
+  std::uint64_t dropped;        // records lost: always 0 (cores wait for the writer instead)
+  std::uint64_t writer_waits;   // times a core waited for the writer
+  std::uint64_t end_time;       // clock reading when the recording stopped
+};
+static_assert(sizeof(EndPayload) == 40);
+
+// unit_record_size is the size of a unit record with `counters` counters.
+constexpr std::size_t unit_record_size(std::size_t counters) {
+  return sizeof(UnitRecord) + 8 * counters;
+}
 
 }  // namespace moirai::trace

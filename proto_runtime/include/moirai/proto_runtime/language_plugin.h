@@ -22,6 +22,8 @@ class LanguagePlugin {
   // vp_created tells the language about a new VP (the seed included) before it is made ready,
   // so it can attach its per-VP state to vp.language_slot.
   virtual void vp_created(VirtualProcessor& /*vp*/) {}
+  // construct_count is one more than the largest construct kind the language uses.
+  virtual ConstructKind construct_count() const { return 1; }
   // construct_name is the display name of construct `kind` (kEndVp included).
   virtual std::string_view construct_name(ConstructKind kind) const = 0;
   // handle is the request handler for every construct: it updates constraints and makes VPs

@@ -4,7 +4,10 @@
 #include <cstddef>
 #include <string>
 
+#include <cstdint>
+
 #include "moirai/instrument/ids.h"
+#include "moirai/instrument/runtime_observer.h"
 #include "moirai/proto_runtime/request.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 
@@ -25,6 +28,22 @@ class RuntimeServices {
   // fail makes the construct of `request` throw UsageError with `message` in its VP; the handler
   // must still make that VP ready.
   void fail(Request& request, std::string message);
+  // recording says whether an observer records the run (to skip building names otherwise).
+  bool recording() const noexcept { return observer_ != nullptr; }
+  // record_constraint tells the recorder that `from`'s construct call freed unit `to`; both
+  // ends of one matched pair pass the same `match` (from new_match).
+  void record_constraint(ConstructKind kind, UnitId from, UnitId to, std::uint64_t match = 0) {
+    if (observer_ != nullptr) observer_->constraint(core_, kind, from, to, match);
+  }
+  // new_match numbers a matched pair of constructs (0 when nothing records).
+  std::uint64_t new_match() noexcept;
+  // define_group names a group of possible partners (UCC) once; record_group_member adds a unit.
+  void define_group(std::uint64_t group, ConstructKind kind, const std::string& name) {
+    if (observer_ != nullptr) observer_->group_defined(core_, group, kind, name);
+  }
+  void record_group_member(std::uint64_t group, std::uint16_t role, UnitId unit) {
+    if (observer_ != nullptr) observer_->group_member(core_, group, role, unit);
+  }
   // core is the core running this handler.
   CoreId core() const noexcept { return core_; }
   // core_count is the number of cores of the run.
@@ -32,9 +51,11 @@ class RuntimeServices {
 
  private:
   friend class Runtime;
-  RuntimeServices(Runtime& runtime, CoreId core) : runtime_(runtime), core_(core) {}
+  RuntimeServices(Runtime& runtime, CoreId core, instrument::RuntimeObserver* observer)
+      : runtime_(runtime), core_(core), observer_(observer) {}
   Runtime& runtime_;
   CoreId core_;
+  instrument::RuntimeObserver* observer_;
 };
 
 }  // namespace moirai::proto

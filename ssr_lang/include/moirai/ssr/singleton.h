@@ -34,6 +34,8 @@ class Singleton {
   std::uint64_t run_ = 0;  // the run that state_ belongs to
   State state_ = State::fresh;
   VpId owner_ = 0;
+  UnitId done_unit_ = 0;     // the unit whose end completed the block
+  std::uint64_t group_ = 0;  // its predecessors and successors in the trace
   std::vector<proto::VirtualProcessor*> waiters_;
 };
 

@@ -1,0 +1,82 @@
+// The trace writer: records every instrumentation point of a run into a trace file.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "moirai/instrument/runtime_observer.h"
+
+namespace moirai::instrument {
+
+// RecorderOptions configures a TraceRecorder.
+struct RecorderOptions {
+  std::string path;                    // the trace file to write
+  std::vector<std::string> counters;   // PAPI event names; missing ones are reported, not faked
+  std::string command_line;            // stored in the header
+  std::size_t buffer_bytes = 256 * 1024;  // per-core buffer; a full one becomes one chunk
+};
+
+// CounterStatus is one requested counter: recorded, or missing with the reason PAPI gave.
+struct CounterStatus {
+  std::string name;
+  bool present = false;
+  std::string reason;  // why it is missing
+};
+
+// RecorderStats counts what a recorder wrote.
+struct RecorderStats {
+  std::uint64_t chunks = 0;
+  std::uint64_t records = 0;
+  std::uint64_t bytes = 0;
+  std::uint64_t dropped = 0;       // always 0: cores wait for the writer instead
+  std::uint64_t writer_waits = 0;
+};
+
+// TraceRecorder is a RuntimeObserver that writes the trace format of docs/trace-format.md: each
+// core appends fixed-size records to its own buffer, full buffers go to a writer thread as
+// chunks, and nothing is dropped (a core whose buffers are all full waits, and records that).
+// Opening the file and choosing counters happen in the constructor, which throws
+// std::runtime_error naming the file when it cannot be written.
+class TraceRecorder final : public RuntimeObserver {
+ public:
+  explicit TraceRecorder(RecorderOptions options);
+  ~TraceRecorder() override;
+  TraceRecorder(const TraceRecorder&) = delete;
+  TraceRecorder& operator=(const TraceRecorder&) = delete;
+
+  // counters lists every requested counter and whether it is recorded.
+  const std::vector<CounterStatus>& counters() const;
+  // finish writes what is left and the end chunk; called by the destructor if not before.
+  // Returns what was written.
+  RecorderStats finish();
+
+  void run_start(const std::string& language, const std::vector<std::string>& construct_names,
+                 std::size_t core_count) override;
+  void core_start(CoreId core) override;
+  void core_stop(CoreId core) override;
+  void vp_created(CoreId core, VpId vp, const std::string& name, const CallSite& created_at,
+                  CoreId home_core) override;
+  void unit_begin(CoreId core, VpId vp, UnitId unit) override;
+  void unit_end(CoreId core, VpId vp, UnitId unit, ConstructKind ended_by,
+                const CallSite& site) override;
+  void handler_enter(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
+  void handler_exit(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
+  void assigner_enter(CoreId core) override;
+  void assigner_exit(CoreId core, UnitId chosen) override;
+  void lock_wait_end(CoreId core) override;
+  void idle_begin(CoreId core) override;
+  void idle_end(CoreId core) override;
+  void constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,
+                  std::uint64_t match) override;
+  void group_defined(CoreId core, std::uint64_t group, ConstructKind kind,
+                     const std::string& name) override;
+  void group_member(CoreId core, std::uint64_t group, std::uint16_t role, UnitId unit) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace moirai::instrument

@@ -1,0 +1,80 @@
+// Reading a trace file: validated, with every problem named by its offset (docs/trace-format.md).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "moirai/trace/format.h"
+
+namespace moirai::trace {
+
+// TraceError is a file that is not a readable trace: its message names the byte offset and
+// the problem.
+class TraceError : public std::runtime_error {
+ public:
+  TraceError(std::uint64_t offset, const std::string& problem);
+  std::uint64_t offset() const noexcept { return offset_; }
+
+ private:
+  std::uint64_t offset_;
+};
+
+// Unit is a unit record with the core that animated it and its counter deltas.
+struct Unit {
+  std::uint32_t core = 0;
+  UnitRecord record{};
+  std::vector<std::uint64_t> counters;
+};
+
+// Span is an idle or writer-wait span on a core.
+struct Span {
+  std::uint32_t core = 0;
+  std::uint64_t begin = 0;
+  std::uint64_t end = 0;
+};
+
+// Trace is everything a trace file holds, in file order per core.
+struct Trace {
+  std::map<std::string, std::string> metadata;
+  std::uint32_t core_count = 0;
+  double clock_hz = 0;
+  std::vector<std::string> counters;          // recorded counters, in record order
+  std::vector<std::string> missing_counters;  // "name: reason"
+  std::vector<std::string> constructs;        // display name by construct kind
+  struct Site { std::string file, function; std::uint32_t line = 0; };
+  std::unordered_map<std::uint32_t, Site> sites;
+  struct Vp { std::uint64_t id = 0; std::string name; std::uint32_t home_core = 0; std::uint32_t site = 0; };
+  std::vector<Vp> vps;
+  struct Group { std::uint64_t id = 0; std::uint32_t construct = 0; std::string name; };
+  std::vector<Group> groups;
+  std::vector<Unit> units;
+  std::vector<Span> idle;
+  std::vector<Span> writer_waits;
+  std::vector<ConstraintRecord> constraints;
+  struct Member { std::uint32_t core = 0; GroupRecord record{}; };
+  std::vector<Member> group_members;
+
+  std::uint64_t bytes = 0;      // file size
+  std::uint64_t chunks = 0;     // complete chunks read
+  bool complete = false;        // the end chunk was there
+  std::string cut;              // when not complete: where and how the trace was cut
+  EndPayload end{};             // valid when complete
+
+  // construct_name is the display name of a construct kind ("construct N" if undefined).
+  std::string construct_name(std::uint32_t kind) const;
+  // site_name renders a call-site id as "file:line" ("?" if undefined).
+  std::string site_name(std::uint32_t site) const;
+};
+
+// read_trace reads and validates a whole trace file. Throws TraceError for a file that is not a
+// trace or is corrupt (wrong magic, future version, bad checksum, impossible ids or times);
+// a trace cut short reads up to its last complete chunk and says so in Trace::cut.
+Trace read_trace(const std::string& path);
+// parse_trace does the same for bytes in memory (the fuzz target uses it).
+Trace parse_trace(const unsigned char* data, std::size_t size);
+
+}  // namespace moirai::trace

@@ -1,0 +1,258 @@
+// Reads the layout of docs/trace-format.md (moirai/trace/format.h) and checks all of it.
+#include "moirai/trace/reader.h"
+
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+
+namespace moirai::trace {
+
+TraceError::TraceError(std::uint64_t offset, const std::string& problem)
+    : std::runtime_error("at byte " + std::to_string(offset) + ": " + problem), offset_(offset) {}
+
+std::string Trace::construct_name(std::uint32_t kind) const {
+  return kind < constructs.size() ? constructs[kind] : "construct " + std::to_string(kind);
+}
+
+std::string Trace::site_name(std::uint32_t site) const {
+  auto found = sites.find(site);
+  return found == sites.end() ? "?" : found->second.file + ":" + std::to_string(found->second.line);
+}
+
+namespace {
+
+template <class T>
+T load(const unsigned char* at) {
+  T value;
+  std::memcpy(&value, at, sizeof value);
+  return value;
+}
+
+std::vector<std::string> split(const std::string& text, char by) {
+  std::vector<std::string> parts;
+  std::string part;
+  std::istringstream in(text);
+  while (std::getline(in, part, by)) {
+    if (!part.empty()) parts.push_back(part);
+  }
+  return parts;
+}
+
+class Parser {
+ public:
+  Parser(const unsigned char* data, std::size_t size) : data_(data), size_(size) {}
+
+  Trace run() {
+    trace_.bytes = size_;
+    if (size_ < sizeof(FileHeader)) throw TraceError(0, "file too short for a trace header (" + std::to_string(size_) + " bytes)");
+    const auto header = load<FileHeader>(data_);
+    if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw TraceError(0, "not a Moirai trace (wrong magic)");
+    if (header.version_major != kVersionMajor) {
+      throw TraceError(8, "trace format version " + std::to_string(header.version_major) + "." +
+                              std::to_string(header.version_minor) + " is not supported (this reader reads version " +
+                              std::to_string(kVersionMajor) + ")");
+    }
+    std::size_t at = sizeof(FileHeader);
+    while (at < size_) {
+      if (size_ - at < sizeof(ChunkHeader)) {
+        cut(at, "a chunk header is incomplete");
+        break;
+      }
+      const auto chunk = load<ChunkHeader>(data_ + at);
+      if (chunk.magic != kChunkMagic) throw TraceError(at, "bad chunk magic");
+      if (chunk.payload_size > kMaxChunkPayload) {
+        throw TraceError(at, "chunk payload of " + std::to_string(chunk.payload_size) + " bytes exceeds the limit");
+      }
+      if (chunk.sequence != trace_.chunks) {
+        throw TraceError(at, "chunk sequence " + std::to_string(chunk.sequence) + " where " +
+                                 std::to_string(trace_.chunks) + " was expected");
+      }
+      const std::size_t payload_at = at + sizeof(ChunkHeader);
+      if (size_ - payload_at < chunk.payload_size) {
+        cut(at, "chunk " + std::to_string(chunk.sequence) + " is incomplete");
+        break;
+      }
+      const unsigned char* payload = data_ + payload_at;
+      const auto crc = static_cast<std::uint32_t>(crc32(0L, payload, chunk.payload_size));
+      if (crc != chunk.payload_crc32) throw TraceError(at, "chunk " + std::to_string(chunk.sequence) + " fails its checksum");
+      if (trace_.complete) throw TraceError(at, "data after the end chunk");
+      parse_chunk(chunk, payload, payload_at);
+      ++trace_.chunks;
+      at = payload_at + chunk.payload_size;
+    }
+    if (!trace_.complete && trace_.cut.empty()) cut(at, "the end chunk is missing");
+    return std::move(trace_);
+  }
+
+ private:
+  void cut(std::size_t at, const std::string& why) {
+    trace_.cut = "trace cut at byte " + std::to_string(at) + " (" + why + "): read " +
+                 std::to_string(trace_.chunks) + " complete chunks; the run did not finish writing it";
+  }
+
+  void parse_chunk(const ChunkHeader& chunk, const unsigned char* payload, std::size_t offset) {
+    switch (static_cast<ChunkType>(chunk.type)) {
+      case ChunkType::metadata: return parse_metadata(payload, chunk.payload_size, offset);
+      case ChunkType::definitions: return parse_definitions(payload, chunk.payload_size, offset);
+      case ChunkType::events: return parse_events(chunk.core, payload, chunk.payload_size, offset);
+      case ChunkType::end:
+        if (chunk.payload_size != sizeof(EndPayload)) throw TraceError(offset, "end chunk of the wrong size");
+        trace_.end = load<EndPayload>(payload);
+        trace_.complete = true;
+        return;
+    }
+    throw TraceError(offset, "unknown chunk type " + std::to_string(chunk.type));
+  }
+
+  void parse_metadata(const unsigned char* payload, std::size_t size, std::size_t offset) {
+    if (metadata_seen_) throw TraceError(offset, "a second metadata chunk");
+    metadata_seen_ = true;
+    const std::string text(reinterpret_cast<const char*>(payload), size);
+    for (const std::string& line : split(text, '\n')) {
+      const auto eq = line.find('=');
+      if (eq == std::string::npos) throw TraceError(offset, "metadata line without '=': " + line.substr(0, 60));
+      trace_.metadata[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    const auto need = [&](const char* key) -> const std::string& {
+      auto found = trace_.metadata.find(key);
+      if (found == trace_.metadata.end()) throw TraceError(offset, std::string("metadata lacks '") + key + "'");
+      return found->second;
+    };
+    try {
+      const unsigned long cores = std::stoul(need("cores"));
+      if (cores == 0 || cores > 65534) throw TraceError(offset, "impossible core count " + need("cores"));
+      trace_.core_count = static_cast<std::uint32_t>(cores);
+      trace_.clock_hz = std::stod(need("clock_hz"));
+      if (!(trace_.clock_hz > 0)) throw TraceError(offset, "impossible clock frequency " + need("clock_hz"));
+    } catch (const std::logic_error&) {
+      throw TraceError(offset, "metadata 'cores' or 'clock_hz' is not a number");
+    }
+    trace_.counters = split(need("counters"), ',');
+    if (trace_.counters.size() > kMaxCounters) throw TraceError(offset, "more counters than the format allows");
+    auto missing = trace_.metadata.find("missing_counters");
+    if (missing != trace_.metadata.end()) trace_.missing_counters = split(missing->second, ';');
+    unit_size_ = unit_record_size(trace_.counters.size());
+  }
+
+  void parse_definitions(const unsigned char* payload, std::size_t size, std::size_t offset) {
+    std::size_t at = 0;
+    while (at < size) {
+      if (size - at < sizeof(Definition)) throw TraceError(offset + at, "definition entry truncated");
+      const auto entry = load<Definition>(payload + at);
+      const std::size_t padded = (entry.text_size + 7u) & ~std::size_t{7};
+      if (size - at - sizeof(Definition) < padded) throw TraceError(offset + at, "definition text runs past its chunk");
+      const std::string text(reinterpret_cast<const char*>(payload + at + sizeof(Definition)), entry.text_size);
+      switch (static_cast<DefinitionType>(entry.type)) {
+        case DefinitionType::call_site: {
+          const auto nul = text.find('\0');
+          trace_.sites[entry.a] = Trace::Site{text.substr(0, nul), nul == std::string::npos ? "" : text.substr(nul + 1),
+                                              static_cast<std::uint32_t>(entry.b)};
+          break;
+        }
+        case DefinitionType::construct:
+          if (entry.a > 0xFFFF) throw TraceError(offset + at, "impossible construct kind " + std::to_string(entry.a));
+          if (trace_.constructs.size() <= entry.a) trace_.constructs.resize(entry.a + 1);
+          trace_.constructs[entry.a] = text;
+          break;
+        case DefinitionType::vp:
+          if (entry.b == 0) throw TraceError(offset + at, "VP definition with id 0");
+          trace_.vps.push_back(Trace::Vp{entry.b, text, entry.a, static_cast<std::uint32_t>(entry.c)});
+          break;
+        case DefinitionType::group:
+          trace_.groups.push_back(Trace::Group{entry.b, entry.a, text});
+          break;
+        default:
+          throw TraceError(offset + at, "unknown definition type " + std::to_string(entry.type));
+      }
+      at += sizeof(Definition) + padded;
+    }
+  }
+
+  void parse_events(std::uint16_t core, const unsigned char* payload, std::size_t size, std::size_t offset) {
+    if (!metadata_seen_) throw TraceError(offset, "events before the metadata chunk");
+    if (core >= trace_.core_count) {
+      throw TraceError(offset, "events of core " + std::to_string(core) + " in a trace of " +
+                                   std::to_string(trace_.core_count) + " cores");
+    }
+    std::size_t at = 0;
+    while (at < size) {
+      const std::size_t here = offset + at;
+      if (size - at < 8) throw TraceError(here, "record truncated");
+      const auto kind = static_cast<RecordKind>(load<std::uint16_t>(payload + at));
+      const auto need = [&](std::size_t bytes) {
+        if (size - at < bytes) throw TraceError(here, "record truncated");
+      };
+      switch (kind) {
+        case RecordKind::unit: {
+          need(unit_size_);
+          Unit unit;
+          unit.core = core;
+          unit.record = load<UnitRecord>(payload + at);
+          const UnitRecord& r = unit.record;
+          if (r.unit == 0 || r.vp == 0) throw TraceError(here, "unit record with unit or VP id 0");
+          if (!(r.assign <= r.begin && r.begin <= r.end && r.end <= r.locked && r.locked <= r.handler &&
+                r.handler <= r.handler_end)) {
+            throw TraceError(here, "unit " + std::to_string(r.unit) + " has its life-line times out of order");
+          }
+          for (std::size_t i = 0; i < trace_.counters.size(); ++i) {
+            unit.counters.push_back(load<std::uint64_t>(payload + at + sizeof(UnitRecord) + 8 * i));
+          }
+          trace_.units.push_back(std::move(unit));
+          at += unit_size_;
+          break;
+        }
+        case RecordKind::idle:
+        case RecordKind::writer_wait: {
+          need(sizeof(SpanRecord));
+          const auto span = load<SpanRecord>(payload + at);
+          if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
+          (kind == RecordKind::idle ? trace_.idle : trace_.writer_waits).push_back(Span{core, span.begin, span.end});
+          at += sizeof(SpanRecord);
+          break;
+        }
+        case RecordKind::constraint: {
+          need(sizeof(ConstraintRecord));
+          const auto record = load<ConstraintRecord>(payload + at);
+          if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
+          trace_.constraints.push_back(record);
+          at += sizeof(ConstraintRecord);
+          break;
+        }
+        case RecordKind::group: {
+          need(sizeof(GroupRecord));
+          const auto record = load<GroupRecord>(payload + at);
+          if (record.role != 1 && record.role != 2) throw TraceError(here, "group member with role " + std::to_string(record.role));
+          trace_.group_members.push_back(Trace::Member{core, record});
+          at += sizeof(GroupRecord);
+          break;
+        }
+        default:
+          throw TraceError(here, "unknown record kind " + std::to_string(static_cast<unsigned>(kind)));
+      }
+    }
+  }
+
+  const unsigned char* data_;
+  std::size_t size_;
+  Trace trace_;
+  bool metadata_seen_ = false;
+  std::size_t unit_size_ = sizeof(UnitRecord);
+};
+
+}  // namespace
+
+Trace parse_trace(const unsigned char* data, std::size_t size) { return Parser(data, size).run(); }
+
+Trace read_trace(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  if (!file) throw TraceError(0, "cannot open " + path + ": " + std::strerror(errno));
+  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+  if (bytes.empty()) throw TraceError(0, path + " is empty");
+  return parse_trace(bytes.data(), bytes.size());
+}
+
+}  // namespace moirai::trace

@@ -1,0 +1,538 @@
+// The trace writer. The layout it writes is docs/trace-format.md (moirai/trace/format.h).
+#include "moirai/instrument/trace_recorder.h"
+
+#include <fcntl.h>
+#include <hwloc.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cerrno>
+#include <chrono>
+#include <condition_variable>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "moirai/instrument/clock.h"
+#include "moirai/trace/format.h"
+#include "papi_counters.h"
+#include "spsc_ring.h"
+
+namespace moirai::instrument {
+
+namespace fmt = moirai::trace;
+
+namespace {
+
+constexpr std::size_t kRing = 8;            // buffers in flight per core
+constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then cores wait
+
+struct Buffer {
+  std::vector<unsigned char> bytes;
+  std::size_t used = 0;
+  std::uint64_t records = 0;
+};
+
+struct SiteKey {
+  const char* file;
+  std::uint32_t line;
+  bool operator==(const SiteKey&) const = default;
+};
+struct SiteKeyHash {
+  std::size_t operator()(const SiteKey& key) const noexcept {
+    return std::hash<const void*>()(key.file) ^ (static_cast<std::size_t>(key.line) * 0x9E3779B97F4A7C15ull);
+  }
+};
+
+// CoreRecorder is one core's recording state; only that core's thread touches it (the rings
+// are shared with the writer thread only).
+struct alignas(64) CoreRecorder {
+  Buffer* buffer = nullptr;
+  std::size_t buffers = 0;            // allocated for this core
+  detail::SpscRing<Buffer, kRing> full;   // core -> writer
+  detail::SpscRing<Buffer, kRing> empty;  // writer -> core
+  unsigned char unit[fmt::unit_record_size(fmt::kMaxCounters)] = {};  // the unit being built
+  std::uint64_t open_since = 0;       // start of the span no record covers yet
+  std::uint64_t idle_since = 0;
+  int event_set = -1;
+  long long counters_begin[fmt::kMaxCounters] = {};
+  long long counters_end[fmt::kMaxCounters] = {};
+  std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> sites;
+  std::uint64_t writer_waits = 0;
+};
+
+fmt::UnitRecord& unit_of(CoreRecorder& core) {
+  return *reinterpret_cast<fmt::UnitRecord*>(core.unit);
+}
+
+}  // namespace
+
+struct TraceRecorder::Impl {
+  RecorderOptions options;
+  detail::PapiCounters papi;
+  int fd = -1;
+  std::size_t unit_size = sizeof(fmt::UnitRecord);
+  std::vector<CoreRecorder> cores;
+  bool started = false;
+  bool finished = false;
+  RecorderStats stats;  // written by the writer thread (and finish)
+  std::uint64_t sequence = 0;
+
+  std::mutex definitions_mutex;
+  std::vector<unsigned char> definitions;
+  std::map<std::pair<const char*, std::uint32_t>, std::uint32_t> site_ids;
+
+  std::mutex writer_mutex;  // guards the file and the writer's wake-up
+  std::condition_variable writer_wake;
+  std::atomic<bool> writer_stop{false};
+  std::atomic<std::uint64_t> pending{0};
+  std::thread writer;
+
+  explicit Impl(RecorderOptions o) : options(std::move(o)), papi(options.counters) {}
+
+  void write_all(const void* data, std::size_t size);
+  void write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);
+  void write_metadata(const std::string& language, std::size_t core_count, double record_cost_ns);
+  void define(fmt::DefinitionType type, std::uint32_t a, std::uint64_t b, std::uint64_t c,
+              const std::string& text);
+  std::uint32_t site_id(CoreRecorder& core, const CallSite& site);
+  void append(CoreId core, const void* record, std::size_t size);
+  void hand_off(CoreId core);
+  void drain();
+  void writer_loop();
+};
+
+// ---------------------------------------------------------------------------------------------
+// File and chunks
+// ---------------------------------------------------------------------------------------------
+
+void TraceRecorder::Impl::write_all(const void* data, std::size_t size) {
+  // write(2), not stdio: a chunk is in the kernel once this returns, so it survives a crash.
+  const auto* bytes = static_cast<const unsigned char*>(data);
+  while (size > 0) {
+    const ssize_t written = ::write(fd, bytes, size);
+    if (written < 0) {
+      if (errno == EINTR) continue;
+      throw std::runtime_error("trace file " + options.path + ": write failed: " +
+                               std::strerror(errno));
+    }
+    bytes += written;
+    size -= static_cast<std::size_t>(written);
+    stats.bytes += static_cast<std::uint64_t>(written);
+  }
+}
+
+void TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload,
+                                      std::size_t size) {
+  fmt::ChunkHeader header{};
+  header.magic = fmt::kChunkMagic;
+  header.type = static_cast<std::uint16_t>(type);
+  header.core = core;
+  header.payload_size = static_cast<std::uint32_t>(size);
+  header.payload_crc32 = static_cast<std::uint32_t>(
+      crc32(0L, static_cast<const Bytef*>(payload), static_cast<uInt>(size)));
+  header.sequence = sequence++;
+  write_all(&header, sizeof header);
+  write_all(payload, size);
+  ++stats.chunks;
+}
+
+void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_t core_count,
+                                         double record_cost_ns) {
+  const ClockInfo& clock = Clock::info();
+  std::string text;
+  auto line = [&text](const std::string& key, const std::string& value) {
+    std::string clean = value;
+    std::replace(clean.begin(), clean.end(), '\n', ' ');
+    text += key + "=" + clean + "\n";
+  };
+  line("format", "moirai-trace");
+  line("language", language);
+  line("cores", std::to_string(core_count));
+  line("clock_source", clock.source);
+  line("clock_hz", std::to_string(clock.hz));
+  line("start_unix_ns", std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                           std::chrono::system_clock::now().time_since_epoch())
+                                           .count()));
+  line("start_ticks", std::to_string(Clock::now()));
+  line("command_line", options.command_line);
+  std::string present, missing;
+  for (const CounterStatus& counter : papi.status()) {
+    if (counter.present) {
+      present += (present.empty() ? "" : ",") + counter.name;
+    } else {
+      missing += (missing.empty() ? "" : ";") + counter.name + ": " + counter.reason;
+    }
+  }
+  line("counters", present);
+  line("missing_counters", missing);
+  line("unit_record_bytes", std::to_string(unit_size));
+  line("record_cost_ns", std::to_string(record_cost_ns));
+  char host[256] = {};
+  gethostname(host, sizeof host - 1);
+  line("host", host);
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) == 0 && hwloc_topology_load(topology) == 0) {
+    line("topology", "packages:" +
+                         std::to_string(hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE)) +
+                         " cores:" +
+                         std::to_string(hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE)) +
+                         " pus:" + std::to_string(hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU)));
+  }
+  if (topology != nullptr) hwloc_topology_destroy(topology);
+  std::lock_guard<std::mutex> hold(writer_mutex);
+  write_chunk(fmt::ChunkType::metadata, fmt::kNoCore, text.data(), text.size());
+}
+
+void TraceRecorder::Impl::define(fmt::DefinitionType type, std::uint32_t a, std::uint64_t b,
+                                 std::uint64_t c, const std::string& text) {
+  fmt::Definition entry{};
+  entry.type = static_cast<std::uint16_t>(type);
+  entry.text_size = static_cast<std::uint16_t>(std::min<std::size_t>(text.size(), 0xFFFF));
+  entry.a = a;
+  entry.b = b;
+  entry.c = c;
+  const std::size_t padded = (entry.text_size + 7u) & ~std::size_t{7};
+  const std::size_t at = definitions.size();
+  definitions.resize(at + sizeof entry + padded, 0);
+  std::memcpy(definitions.data() + at, &entry, sizeof entry);
+  std::memcpy(definitions.data() + at + sizeof entry, text.data(), entry.text_size);
+}
+
+std::uint32_t TraceRecorder::Impl::site_id(CoreRecorder& core, const CallSite& site) {
+  const SiteKey key{site.file, site.line};
+  auto cached = core.sites.find(key);
+  if (cached != core.sites.end()) return cached->second;
+  std::lock_guard<std::mutex> hold(definitions_mutex);
+  auto [entry, added] = site_ids.try_emplace({site.file, site.line},
+                                             static_cast<std::uint32_t>(site_ids.size() + 1));
+  if (added) {
+    define(fmt::DefinitionType::call_site, entry->second, site.line, 0,
+           std::string(site.file) + '\0' + site.function);
+  }
+  core.sites.emplace(key, entry->second);
+  return entry->second;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Per-core buffers and the writer
+// ---------------------------------------------------------------------------------------------
+
+void TraceRecorder::Impl::append(CoreId core_id, const void* record, std::size_t size) {
+  CoreRecorder& core = cores[core_id];
+  if (core.buffer->used + size > core.buffer->bytes.size()) hand_off(core_id);
+  std::memcpy(core.buffer->bytes.data() + core.buffer->used, record, size);
+  core.buffer->used += size;
+  ++core.buffer->records;
+}
+
+// hand_off gives the core's full buffer to the writer and takes an empty one, waiting (and
+// recording the wait) rather than dropping anything when the writer is behind.
+void TraceRecorder::Impl::hand_off(CoreId core_id) {
+  CoreRecorder& core = cores[core_id];
+  std::uint64_t waited_since = 0;
+  while (!core.full.push(core.buffer)) {
+    if (waited_since == 0) waited_since = Clock::now();
+    writer_wake.notify_one();
+    std::this_thread::yield();
+  }
+  pending.fetch_add(1, std::memory_order_release);
+  writer_wake.notify_one();
+  Buffer* next = core.empty.pop();
+  if (next == nullptr && core.buffers < kBuffersPerCore) {
+    next = new Buffer;
+    next->bytes.resize(options.buffer_bytes);
+    ++core.buffers;
+  }
+  while (next == nullptr) {
+    if (waited_since == 0) waited_since = Clock::now();
+    writer_wake.notify_one();
+    std::this_thread::yield();
+    next = core.empty.pop();
+  }
+  core.buffer = next;
+  if (waited_since != 0) {
+    ++core.writer_waits;
+    fmt::SpanRecord wait{static_cast<std::uint16_t>(fmt::RecordKind::writer_wait), 0, 0,
+                         waited_since, Clock::now()};
+    std::memcpy(core.buffer->bytes.data(), &wait, sizeof wait);
+    core.buffer->used = sizeof wait;
+    core.buffer->records = 1;
+  }
+}
+
+void TraceRecorder::Impl::drain() {
+  for (std::size_t k = 0; k < cores.size(); ++k) {
+    while (Buffer* full = cores[k].full.pop()) {
+      write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(k), full->bytes.data(),
+                  full->used);
+      stats.records += full->records;
+      full->used = 0;
+      full->records = 0;
+      pending.fetch_sub(1, std::memory_order_relaxed);
+      cores[k].empty.push(full);
+    }
+  }
+  std::vector<unsigned char> batch;
+  {
+    std::lock_guard<std::mutex> hold(definitions_mutex);
+    batch.swap(definitions);
+  }
+  if (!batch.empty()) write_chunk(fmt::ChunkType::definitions, fmt::kNoCore, batch.data(), batch.size());
+}
+
+void TraceRecorder::Impl::writer_loop() {
+  std::unique_lock<std::mutex> hold(writer_mutex);
+  while (!writer_stop.load(std::memory_order_acquire)) {
+    writer_wake.wait_for(hold, std::chrono::milliseconds(20), [this] {
+      return pending.load(std::memory_order_acquire) > 0 || writer_stop.load();
+    });
+    drain();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// TraceRecorder
+// ---------------------------------------------------------------------------------------------
+
+TraceRecorder::TraceRecorder(RecorderOptions options)
+    : impl_(std::make_unique<Impl>(std::move(options))) {
+  Impl& rec = *impl_;
+  if (rec.options.counters.size() > fmt::kMaxCounters) {
+    throw std::runtime_error("at most " + std::to_string(fmt::kMaxCounters) +
+                             " counters can be recorded, " +
+                             std::to_string(rec.options.counters.size()) + " were asked for");
+  }
+  rec.fd = ::open(rec.options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (rec.fd < 0) {
+    throw std::runtime_error("cannot write trace file " + rec.options.path + ": " +
+                             std::strerror(errno));
+  }
+  rec.unit_size = fmt::unit_record_size(rec.papi.present());
+  fmt::FileHeader header{};
+  std::memcpy(header.magic, fmt::kMagic, sizeof header.magic);
+  header.version_major = fmt::kVersionMajor;
+  header.version_minor = fmt::kVersionMinor;
+  rec.write_all(&header, sizeof header);
+  Clock::info();  // calibrate now, not in the middle of the run
+}
+
+TraceRecorder::~TraceRecorder() {
+  try {
+    finish();
+  } catch (...) {
+    // A destructor cannot report; finish() called explicitly does.
+  }
+  if (impl_->fd >= 0) ::close(impl_->fd);
+}
+
+const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_->papi.status(); }
+
+void TraceRecorder::run_start(const std::string& language,
+                              const std::vector<std::string>& construct_names,
+                              std::size_t core_count) {
+  Impl& rec = *impl_;
+  if (rec.started) throw std::logic_error("a TraceRecorder records one run");
+  rec.started = true;
+  rec.cores = std::vector<CoreRecorder>(core_count);
+  for (CoreRecorder& core : rec.cores) {
+    core.buffer = new Buffer;
+    core.buffer->bytes.resize(rec.options.buffer_bytes);
+    core.buffers = 1;
+  }
+  // The cost of one record (a clock reading and a copy), measured here so the trace can state
+  // its own probe effect.
+  constexpr int kSamples = 20000;
+  std::vector<unsigned char> scratch(rec.unit_size * 64);
+  const std::uint64_t t0 = Clock::now();
+  for (int i = 0; i < kSamples; ++i) {
+    fmt::UnitRecord probe{};
+    probe.begin = Clock::now();
+    std::memcpy(scratch.data() + (static_cast<std::size_t>(i) % 64) * rec.unit_size, &probe,
+                sizeof probe);
+  }
+  const double per_record_ticks = static_cast<double>(Clock::now() - t0) / kSamples;
+  const double cost_ns = per_record_ticks * 1e9 / Clock::info().hz;
+  volatile unsigned char keep = scratch[0];  // the copies must not be optimised away
+  (void)keep;
+  rec.write_metadata(language, core_count, cost_ns);
+  {
+    std::lock_guard<std::mutex> hold(rec.definitions_mutex);
+    for (std::size_t kind = 0; kind < construct_names.size(); ++kind) {
+      rec.define(fmt::DefinitionType::construct, static_cast<std::uint32_t>(kind), 0, 0,
+                 construct_names[kind]);
+    }
+  }
+  rec.writer = std::thread([&rec] { rec.writer_loop(); });
+}
+
+RecorderStats TraceRecorder::finish() {
+  Impl& rec = *impl_;
+  if (rec.finished) return rec.stats;
+  rec.finished = true;
+  if (rec.writer.joinable()) {
+    rec.writer_stop.store(true, std::memory_order_release);
+    rec.writer_wake.notify_one();
+    rec.writer.join();
+  }
+  std::uint64_t waits = 0;
+  for (std::size_t k = 0; k < rec.cores.size(); ++k) {
+    CoreRecorder& core = rec.cores[k];
+    waits += core.writer_waits;
+    if (core.buffer != nullptr && core.buffer->used > 0) {  // a core that never stopped
+      rec.write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(k),
+                      core.buffer->bytes.data(), core.buffer->used);
+      rec.stats.records += core.buffer->records;
+    }
+  }
+  rec.drain();
+  rec.stats.writer_waits = waits;
+  fmt::EndPayload end{rec.stats.chunks, rec.stats.records, 0, waits, Clock::now()};
+  rec.write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
+  for (CoreRecorder& core : rec.cores) {
+    delete core.buffer;
+    core.buffer = nullptr;
+    while (Buffer* spare = core.empty.pop()) delete spare;
+  }
+  ::fsync(rec.fd);
+  return rec.stats;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Instrumentation points
+// ---------------------------------------------------------------------------------------------
+
+void TraceRecorder::core_start(CoreId core) {
+  CoreRecorder& state = impl_->cores[core];
+  state.event_set = impl_->papi.start_thread(core);
+  state.open_since = Clock::now();
+}
+
+void TraceRecorder::core_stop(CoreId core) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  detail::PapiCounters::stop_thread(state.event_set);
+  state.event_set = -1;
+  if (state.buffer->used > 0) rec.hand_off(core);
+}
+
+void TraceRecorder::vp_created(CoreId /*core*/, VpId vp, const std::string& name,
+                               const CallSite& created_at, CoreId home_core) {
+  Impl& rec = *impl_;
+  std::uint32_t site = 0;
+  {
+    std::lock_guard<std::mutex> hold(rec.definitions_mutex);
+    auto [entry, added] = rec.site_ids.try_emplace(
+        {created_at.file, created_at.line}, static_cast<std::uint32_t>(rec.site_ids.size() + 1));
+    if (added) {
+      rec.define(fmt::DefinitionType::call_site, entry->second, created_at.line, 0,
+                 std::string(created_at.file) + '\0' + created_at.function);
+    }
+    site = entry->second;
+    rec.define(fmt::DefinitionType::vp, home_core, vp, site, name);
+  }
+}
+
+void TraceRecorder::assigner_enter(CoreId core) {
+  CoreRecorder& state = impl_->cores[core];
+  if (state.open_since == 0) state.open_since = Clock::now();
+}
+
+void TraceRecorder::assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
+
+void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
+  CoreRecorder& state = impl_->cores[core];
+  fmt::UnitRecord& record = unit_of(state);
+  record.kind = static_cast<std::uint16_t>(fmt::RecordKind::unit);
+  record.unit = unit;
+  record.vp = vp;
+  record.begin = Clock::now();
+  record.assign = state.open_since != 0 ? state.open_since : record.begin;
+  state.open_since = 0;
+  detail::PapiCounters::read(state.event_set, state.counters_begin);
+}
+
+void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, ConstructKind ended_by,
+                             const CallSite& site) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  detail::PapiCounters::read(state.event_set, state.counters_end);
+  fmt::UnitRecord& record = unit_of(state);
+  record.end = Clock::now();
+  record.locked = record.end;
+  record.ended_by = static_cast<std::uint16_t>(ended_by);
+  record.site = rec.site_id(state, site);
+  auto* deltas = reinterpret_cast<std::uint64_t*>(state.unit + sizeof(fmt::UnitRecord));
+  for (std::size_t i = 0; i < rec.papi.present(); ++i) {
+    deltas[i] = static_cast<std::uint64_t>(state.counters_end[i] - state.counters_begin[i]);
+  }
+}
+
+void TraceRecorder::lock_wait_end(CoreId core) {
+  CoreRecorder& state = impl_->cores[core];
+  fmt::UnitRecord& record = unit_of(state);
+  // Only a wait between a unit's end and its handler belongs to the unit; a wait before the
+  // assigner belongs to the decision to animate, which needs no mark.
+  if (state.open_since == 0 && record.end != 0 && record.handler == 0) record.locked = Clock::now();
+}
+
+void TraceRecorder::handler_enter(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {
+  unit_of(impl_->cores[core]).handler = Clock::now();
+}
+
+void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  fmt::UnitRecord& record = unit_of(state);
+  record.handler_end = Clock::now();
+  rec.append(core, state.unit, rec.unit_size);
+  state.open_since = record.handler_end;  // the next decision starts where this handler ended
+  record.end = 0;
+  record.handler = 0;
+}
+
+void TraceRecorder::idle_begin(CoreId core) {
+  CoreRecorder& state = impl_->cores[core];
+  state.idle_since = state.open_since != 0 ? state.open_since : Clock::now();
+  state.open_since = 0;
+}
+
+void TraceRecorder::idle_end(CoreId core) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  const std::uint64_t now = Clock::now();
+  fmt::SpanRecord idle{static_cast<std::uint16_t>(fmt::RecordKind::idle), 0, 0, state.idle_since,
+                       now};
+  rec.append(core, &idle, sizeof idle);
+  state.open_since = now;
+}
+
+void TraceRecorder::constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,
+                               std::uint64_t match) {
+  fmt::ConstraintRecord record{static_cast<std::uint16_t>(fmt::RecordKind::constraint),
+                               static_cast<std::uint16_t>(kind), 0, from, to, match,
+                               Clock::now()};
+  impl_->append(core, &record, sizeof record);
+}
+
+void TraceRecorder::group_defined(CoreId /*core*/, std::uint64_t group, ConstructKind kind,
+                                  const std::string& name) {
+  std::lock_guard<std::mutex> hold(impl_->definitions_mutex);
+  impl_->define(fmt::DefinitionType::group, kind, group, 0, name);
+}
+
+void TraceRecorder::group_member(CoreId core, std::uint64_t group, std::uint16_t role,
+                                 UnitId unit) {
+  fmt::GroupRecord record{static_cast<std::uint16_t>(fmt::RecordKind::group), role, 0, group,
+                          unit};
+  impl_->append(core, &record, sizeof record);
+}
+
+}  // namespace moirai::instrument
