@@ -4,6 +4,7 @@
 // creates a child VP for each half and takes their two partial sums with receive_of_type_to:
 // it names no sender, so the halves may arrive in either order. A child sends its sum to its
 // parent with send_of_type_to. The root compares the total with N (N + 1) / 2.
+#include <iostream>
 #include <cstdint>
 #include <cstdio>
 #include <initializer_list>
@@ -13,6 +14,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -87,16 +89,19 @@ int main(int argc, char** argv) {
                             std::to_string(kMaxLeaves) + "; raise --leaf");
     }
   });
+  apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
   return apps::run_app(flags.app(), [&] {
     std::uint64_t total = 0;
     ssr::RunOptions options;
+    options.observer = recording.start(argc, argv, std::cerr);
     options.cores = cores;
     options.stack_size = kStackSize;
     options.seed_name = "sum 1.." + std::to_string(n);
     const proto::RunStats stats =
         ssr::run([&](ssr::Context& ctx) { total = sum_range(ctx, 1, n, leaf); }, options);
+    recording.finish(std::cout);
 
     const std::uint64_t expected = n % 2 == 0 ? n / 2 * (n + 1) : (n + 1) / 2 * n;
     std::printf("sum of 1..%llu with leaves of up to %llu on %zu cores\n",

@@ -5,6 +5,7 @@
 // proto::DeadlockError, which lists every blocked VP with the construct it waits in and its call
 // site. The app prints that report and exits 1, the expected outcome of this demo; it exits 3 if
 // the runtime failed to report the deadlock as described.
+#include <iostream>
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -12,6 +13,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -36,6 +38,7 @@ int main(int argc, char** argv) {
                     "deadlock and reports the blocked VPs with their call sites (exit 1).");
   apps::cores_flag(flags, cores);
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
+  apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
   return apps::run_app(flags.app(), [&] {
@@ -50,11 +53,13 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
+    options.observer = recording.start(argc, argv, std::cerr);
     options.cores = cores;
     const auto start = std::chrono::steady_clock::now();
     try {
       ssr::run(main_vp, options);
     } catch (const proto::DeadlockError& error) {
+      recording.finish(std::cout);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::printf("the runtime reported, after %.1f ms:\n%s\n", ms, error.what());

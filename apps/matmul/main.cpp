@@ -13,6 +13,7 @@
 #include "matmul.h"
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/recording.h"
 
 namespace {
 
@@ -64,6 +65,7 @@ int main(int argc, char** argv) {
                             ": must be below --cores " + std::to_string(cores));
     }
   });
+  apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
   return apps::run_app(flags.app(), [&] {
@@ -74,8 +76,10 @@ int main(int argc, char** argv) {
     config.placement = *matmul::parse_placement(placement);
     if (results_core >= 0) config.results_core = static_cast<moirai::CoreId>(results_core);
     config.seed = seed;
+    config.observer = recording.start(argc, argv, std::cerr);
     config.check = check;
     const matmul::MatmulResult result = matmul::run_matmul(config);
+    recording.finish(std::cout);
 
     std::cout << "size: " << result.size << '\n'
               << "pieces: " << result.pieces << '\n'

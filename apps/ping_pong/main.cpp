@@ -3,12 +3,14 @@
 // VP "ping" sends a counter to VP "pong", which adds one and sends it back; after --rounds round
 // trips the counter must be 2 x rounds. Each send blocks until its receive took it, so the time
 // per round trip is the cost of two rendezvous, within a core (--same-core) or across two.
+#include <iostream>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
 int main(int argc, char** argv) {
@@ -23,6 +25,7 @@ int main(int argc, char** argv) {
   flags.integer("rounds", rounds, 1, 100'000'000, "round trips");
   apps::cores_flag(flags, cores);
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
+  apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
   return apps::run_app(flags.app(), [&] {
@@ -53,10 +56,12 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
+    options.observer = recording.start(argc, argv, std::cerr);
     options.cores = cores;
     options.seed_name = "ping";
     options.seed_core = 0;
     const proto::RunStats stats = ssr::run(ping, options);
+    recording.finish(std::cout);
 
     const bool ok = final_count == 2 * rounds;
     std::printf("ping on core %u, pong on core %u (%zu cores)\n", ping_core, pong_core, cores);

@@ -5,6 +5,7 @@
 // consumer took the item, so when every producer reported done, every item was taken; then the
 // main VP puts one stop item per consumer on the same channel. Each consumer sends the ids it
 // took back to main, which checks that every item was consumed exactly once.
+#include <iostream>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -12,6 +13,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -50,6 +52,7 @@ int main(int argc, char** argv) {
   flags.integer("consumers", consumers, 1, 256, "consumer VPs");
   flags.integer("items", items, 0, 10'000'000, "items in total, split between the producers");
   apps::cores_flag(flags, cores);
+  apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
   return apps::run_app(flags.app(), [&] {
@@ -85,8 +88,10 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
+    options.observer = recording.start(argc, argv, std::cerr);
     options.cores = cores;
     ssr::run(main_vp, options);
+    recording.finish(std::cout);
 
     std::vector<int> times_taken(static_cast<std::size_t>(items), 0);
     std::vector<std::size_t> per_consumer(consumers, 0);

@@ -5,6 +5,7 @@
 // it runs wait until it completed. Each racer then reads the table and reports what it saw to
 // the main VP with send_of_type_to. The app checks that the block ran exactly once and that
 // every racer saw the complete table.
+#include <iostream>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -13,6 +14,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -82,6 +84,7 @@ int main(int argc, char** argv) {
                     "the block ran once and every VP saw the table complete.");
   flags.integer("vps", vps, 1, 1024, "racing VPs");
   apps::cores_flag(flags, cores);
+  apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
   return apps::run_app(flags.app(), [&] {
@@ -100,9 +103,11 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < vps; ++i) reports.push_back(ctx.receive_of_type_to(kReport));
     };
     ssr::RunOptions options;
+    options.observer = recording.start(argc, argv, std::cerr);
     options.cores = cores;
     options.seed_core = 0;
     ssr::run(main_vp, options);
+    recording.finish(std::cout);
 
     std::size_t complete = 0;
     std::size_t ran = 0;

@@ -86,6 +86,16 @@ void Flags::choice(std::string name, std::string& value, std::vector<std::string
            }});
 }
 
+void Flags::text(std::string name, std::string& value, std::string metavar, std::string help) {
+  std::string flag_name = name;
+  std::string default_text = value.empty() ? "none" : value;
+  add(Flag{std::move(name), std::move(metavar), std::move(help), std::move(default_text),
+           [flag_name, &value](std::string_view given) {
+             if (given.empty()) throw FlagError("--" + flag_name + ": needs a non-empty value");
+             value = std::string(given);
+           }});
+}
+
 void Flags::toggle(std::string name, bool& value, std::string help) {
   std::string default_text = value ? "on" : "off";
   add(Flag{std::move(name), "", std::move(help), std::move(default_text),

@@ -39,6 +39,8 @@ class Flags {
   // choice declares `--name WORD` where WORD is one of `choices`; `value` holds the default.
   void choice(std::string name, std::string& value, std::vector<std::string> choices,
               std::string help);
+  // text declares `--name VALUE` taking any non-empty text; `value` holds the default.
+  void text(std::string name, std::string& value, std::string metavar, std::string help);
   // toggle declares the switch `--name`, which sets `value` to true and takes no value.
   void toggle(std::string name, bool& value, std::string help);
 

@@ -1,0 +1,73 @@
+// Profile: the cheap sink: per-core, per-construct counts and times, printed as a table.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moirai/instrument/runtime_observer.h"
+
+namespace moirai::instrument {
+
+// Profile is a RuntimeObserver that keeps no per-unit records: fixed memory per core and per
+// construct, so it can stay on for any run. print() writes where each core's time went and
+// what each construct cost.
+class Profile final : public RuntimeObserver {
+ public:
+  Profile();
+  ~Profile() override;
+
+  // print writes the tables (after the run).
+  void print(std::ostream& out) const;
+
+  void run_start(const std::string& language, const std::vector<std::string>& construct_names,
+                 std::size_t core_count) override;
+  void core_start(CoreId core) override;
+  void core_stop(CoreId core) override;
+  void unit_begin(CoreId core, VpId vp, UnitId unit) override;
+  void unit_end(CoreId core, VpId vp, UnitId unit, ConstructKind ended_by,
+                const CallSite& site) override;
+  void handler_enter(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
+  void handler_exit(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
+  void assigner_enter(CoreId core) override;
+  void assigner_exit(CoreId core, UnitId chosen) override;
+  void lock_wait_begin(CoreId core) override;
+  void lock_wait_end(CoreId core) override;
+  void idle_begin(CoreId core) override;
+  void idle_end(CoreId core) override;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+// ObserverTee hands every instrumentation point to two observers (e.g. a trace and a profile).
+class ObserverTee final : public RuntimeObserver {
+ public:
+  ObserverTee(RuntimeObserver& first, RuntimeObserver& second) : a_(first), b_(second) {}
+  void run_start(const std::string& l, const std::vector<std::string>& n, std::size_t c) override { a_.run_start(l, n, c); b_.run_start(l, n, c); }
+  void core_start(CoreId c) override { a_.core_start(c); b_.core_start(c); }
+  void core_stop(CoreId c) override { a_.core_stop(c); b_.core_stop(c); }
+  void vp_created(CoreId c, VpId v, const std::string& n, const CallSite& s, CoreId h) override { a_.vp_created(c, v, n, s, h); b_.vp_created(c, v, n, s, h); }
+  void unit_begin(CoreId c, VpId v, UnitId u) override { a_.unit_begin(c, v, u); b_.unit_begin(c, v, u); }
+  void unit_end(CoreId c, VpId v, UnitId u, ConstructKind k, const CallSite& s) override { a_.unit_end(c, v, u, k, s); b_.unit_end(c, v, u, k, s); }
+  void handler_enter(CoreId c, ConstructKind k, UnitId u) override { a_.handler_enter(c, k, u); b_.handler_enter(c, k, u); }
+  void handler_exit(CoreId c, ConstructKind k, UnitId u) override { a_.handler_exit(c, k, u); b_.handler_exit(c, k, u); }
+  void assigner_enter(CoreId c) override { a_.assigner_enter(c); b_.assigner_enter(c); }
+  void assigner_exit(CoreId c, UnitId u) override { a_.assigner_exit(c, u); b_.assigner_exit(c, u); }
+  void lock_wait_begin(CoreId c) override { a_.lock_wait_begin(c); b_.lock_wait_begin(c); }
+  void lock_wait_end(CoreId c) override { a_.lock_wait_end(c); b_.lock_wait_end(c); }
+  void idle_begin(CoreId c) override { a_.idle_begin(c); b_.idle_begin(c); }
+  void idle_end(CoreId c) override { a_.idle_end(c); b_.idle_end(c); }
+  void constraint(CoreId c, ConstructKind k, UnitId f, UnitId t, std::uint64_t m) override { a_.constraint(c, k, f, t, m); b_.constraint(c, k, f, t, m); }
+  void group_defined(CoreId c, std::uint64_t g, ConstructKind k, const std::string& n) override { a_.group_defined(c, g, k, n); b_.group_defined(c, g, k, n); }
+  void group_member(CoreId c, std::uint64_t g, std::uint16_t r, UnitId u) override { a_.group_member(c, g, r, u); b_.group_member(c, g, r, u); }
+
+ private:
+  RuntimeObserver& a_;
+  RuntimeObserver& b_;
+};
+
+}  // namespace moirai::instrument
