@@ -1,0 +1,46 @@
+// RunSummary: the per-core and per-construct accounting of one trace (what `moirai stats` shows).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moirai/trace/reader.h"
+
+namespace moirai::visualize {
+
+// CoreTime is where one core's time went, in clock ticks, by life-line segment.
+struct CoreTime {
+  std::uint64_t units = 0;
+  std::uint64_t work = 0;
+  std::uint64_t communication = 0;  // state-update communication, lock wait included
+  std::uint64_t lock_wait = 0;      // the part of communication spent waiting for the lock
+  std::uint64_t constraint_update = 0;
+  std::uint64_t decision = 0;       // assigner and the move to the core
+  std::uint64_t idle = 0;
+  std::uint64_t total() const { return work + communication + constraint_update + decision + idle; }
+};
+
+// RunSummary holds the numbers `moirai stats` reports.
+struct RunSummary {
+  std::uint64_t vps = 0;
+  std::uint64_t units = 0;
+  std::map<std::string, std::uint64_t> constraints_by_kind;
+  std::uint64_t groups = 0;
+  std::vector<CoreTime> cores;
+  std::vector<std::pair<std::string, std::uint64_t>> counter_totals;  // recorded counters
+  double bytes_per_unit = 0;
+};
+
+// summarize computes the summary of a trace that read_trace returned.
+RunSummary summarize(const trace::Trace& trace);
+// print_summary writes it as text; print_summary_json as one JSON object. Both include the
+// trace's header facts and its integrity (chunks, bytes, records, dropped, cut).
+void print_summary(std::ostream& out, const std::string& path, const trace::Trace& trace,
+                   const RunSummary& summary);
+void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
+                        const RunSummary& summary);
+
+}  // namespace moirai::visualize

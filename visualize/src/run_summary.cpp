@@ -1,0 +1,149 @@
+#include "moirai/visualize/run_summary.h"
+
+#include <cstdio>
+#include <string>
+
+namespace moirai::visualize {
+
+RunSummary summarize(const trace::Trace& trace) {
+  RunSummary summary;
+  summary.vps = trace.vps.size();
+  summary.units = trace.units.size();
+  summary.groups = trace.groups.size();
+  summary.cores.resize(trace.core_count);
+  for (const trace::ConstraintRecord& c : trace.constraints) {
+    ++summary.constraints_by_kind[trace.construct_name(c.construct)];
+  }
+  summary.counter_totals.reserve(trace.counters.size());
+  for (const std::string& name : trace.counters) summary.counter_totals.emplace_back(name, 0);
+  for (const trace::Unit& unit : trace.units) {
+    const trace::UnitRecord& r = unit.record;
+    CoreTime& core = summary.cores.at(unit.core);
+    ++core.units;
+    core.decision += r.begin - r.assign;
+    core.work += r.end - r.begin;
+    core.communication += r.handler - r.end;
+    core.lock_wait += r.locked - r.end;
+    core.constraint_update += r.handler_end - r.handler;
+    for (std::size_t i = 0; i < unit.counters.size(); ++i) summary.counter_totals[i].second += unit.counters[i];
+  }
+  for (const trace::Span& idle : trace.idle) summary.cores.at(idle.core).idle += idle.end - idle.begin;
+  summary.bytes_per_unit = summary.units ? static_cast<double>(trace.bytes) / static_cast<double>(summary.units) : 0;
+  return summary;
+}
+
+namespace {
+
+std::string fixed(double value, int digits = 3) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+std::string json_string(const std::string& text) {
+  std::string out = "\"";
+  for (const char c : text) {
+    if (c == '"' || c == '\\') {
+      out += '\\';
+      out += c;
+    } else if (static_cast<unsigned char>(c) < 0x20) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string meta(const trace::Trace& trace, const std::string& key) {
+  auto found = trace.metadata.find(key);
+  return found == trace.metadata.end() ? "" : found->second;
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const std::string& path, const trace::Trace& trace,
+                   const RunSummary& s) {
+  const auto ms = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) * 1e3 / trace.clock_hz); };
+  const auto pct = [](std::uint64_t part, std::uint64_t whole) {
+    return whole ? fixed(100.0 * static_cast<double>(part) / static_cast<double>(whole), 1) + "%" : std::string("-");
+  };
+  out << "trace:        " << path << '\n'
+      << "command:      " << meta(trace, "command_line") << '\n'
+      << "language:     " << meta(trace, "language") << ", " << trace.core_count << " cores ("
+      << meta(trace, "topology") << ")\n"
+      << "clock:        " << meta(trace, "clock_source") << " at " << fixed(trace.clock_hz / 1e6, 1) << " MHz\n"
+      << "VPs:          " << s.vps << '\n'
+      << "units:        " << s.units << '\n'
+      << "constraints:  ";
+  std::uint64_t total = 0;
+  for (const auto& [kind, count] : s.constraints_by_kind) total += count;
+  out << total;
+  for (const auto& [kind, count] : s.constraints_by_kind) out << "  " << kind << ": " << count;
+  out << "\ngroups:       " << s.groups << " (possible partners of typed sends and singletons)\n\n";
+  char line[200];
+  std::snprintf(line, sizeof line, "%-5s %8s %11s %11s %11s %11s %11s %11s\n", "core", "units", "work ms",
+                "comm ms", "(lock) ms", "update ms", "decide ms", "idle ms");
+  out << "time per core (life-line segments, paper section 5.3.4):\n" << line;
+  for (std::size_t k = 0; k < s.cores.size(); ++k) {
+    const CoreTime& c = s.cores[k];
+    std::snprintf(line, sizeof line, "%-5zu %8llu %11s %11s %11s %11s %11s %11s   work %s, idle %s\n", k,
+                  static_cast<unsigned long long>(c.units), ms(c.work).c_str(), ms(c.communication).c_str(),
+                  ms(c.lock_wait).c_str(), ms(c.constraint_update).c_str(), ms(c.decision).c_str(),
+                  ms(c.idle).c_str(), pct(c.work, c.total()).c_str(), pct(c.idle, c.total()).c_str());
+    out << line;
+  }
+  out << "\ncounters:     ";
+  if (trace.counters.empty()) out << "none recorded";
+  for (const auto& [name, value] : s.counter_totals) out << name << " = " << value << "  ";
+  out << '\n';
+  for (const std::string& missing : trace.missing_counters) out << "  missing:    " << missing << '\n';
+  out << "recording:    " << meta(trace, "record_cost_ns") << " ns per record (measured at start), "
+      << fixed(s.bytes_per_unit, 1) << " trace bytes per unit\n"
+      << "integrity:    " << trace.chunks << " chunks, " << trace.bytes << " bytes, ";
+  if (trace.complete) {
+    out << trace.end.records << " records, " << trace.end.dropped << " events dropped, "
+        << trace.end.writer_waits << " writer waits\n";
+  } else {
+    out << "INCOMPLETE: " << trace.cut << '\n';
+  }
+}
+
+void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
+                        const RunSummary& s) {
+  const auto seconds = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) / trace.clock_hz, 9); };
+  out << "{\"trace\":" << json_string(path) << ",\"command\":" << json_string(meta(trace, "command_line"))
+      << ",\"language\":" << json_string(meta(trace, "language")) << ",\"cores\":" << trace.core_count
+      << ",\"clock_source\":" << json_string(meta(trace, "clock_source")) << ",\"clock_hz\":" << fixed(trace.clock_hz, 0)
+      << ",\"vps\":" << s.vps << ",\"units\":" << s.units << ",\"groups\":" << s.groups << ",\"constraints\":{";
+  bool first = true;
+  for (const auto& [kind, count] : s.constraints_by_kind) {
+    out << (first ? "" : ",") << json_string(kind) << ":" << count;
+    first = false;
+  }
+  out << "},\"per_core\":[";
+  for (std::size_t k = 0; k < s.cores.size(); ++k) {
+    const CoreTime& c = s.cores[k];
+    out << (k ? "," : "") << "{\"core\":" << k << ",\"units\":" << c.units << ",\"work_s\":" << seconds(c.work)
+        << ",\"communication_s\":" << seconds(c.communication) << ",\"lock_wait_s\":" << seconds(c.lock_wait)
+        << ",\"constraint_update_s\":" << seconds(c.constraint_update) << ",\"decision_s\":" << seconds(c.decision)
+        << ",\"idle_s\":" << seconds(c.idle) << "}";
+  }
+  out << "],\"counters\":{";
+  first = true;
+  for (const auto& [name, value] : s.counter_totals) {
+    out << (first ? "" : ",") << json_string(name) << ":" << value;
+    first = false;
+  }
+  out << "},\"missing_counters\":[";
+  for (std::size_t i = 0; i < trace.missing_counters.size(); ++i) out << (i ? "," : "") << json_string(trace.missing_counters[i]);
+  out << "],\"record_cost_ns\":" << (meta(trace, "record_cost_ns").empty() ? "null" : meta(trace, "record_cost_ns"))
+      << ",\"bytes_per_unit\":" << fixed(s.bytes_per_unit, 1) << ",\"integrity\":{\"complete\":"
+      << (trace.complete ? "true" : "false") << ",\"chunks\":" << trace.chunks << ",\"bytes\":" << trace.bytes
+      << ",\"records\":" << (trace.complete ? trace.end.records : 0) << ",\"dropped\":" << trace.end.dropped
+      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut) << "}}\n";
+}
+
+}  // namespace moirai::visualize
