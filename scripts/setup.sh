@@ -10,6 +10,7 @@ packages=(
   libpapi-dev                               # performance counters
   libgraphviz-dev                           # cgraph + gvc for the SCG and UCC
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
+  clang-14 libclang-rt-14-dev               # libFuzzer for the trace reader
 )
 
 missing=()

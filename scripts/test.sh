@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # Set up, build and run every test: the release build, then the whole suite again under
-# AddressSanitizer + UndefinedBehaviorSanitizer (VP stack switches are annotated for ASan).
+# AddressSanitizer + UndefinedBehaviorSanitizer (VP stack switches are annotated for ASan), then
+# a bounded libFuzzer run on the trace reader.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
+passed=0
 for preset in release sanitize; do
   echo "== tests: $preset build"
   scripts/build.sh "$preset"
-  ctest --preset "$preset" -j 2
+  log=$(mktemp)
+  ctest --preset "$preset" -j 2 | tee "$log"
+  count=$(sed -n 's/^100% tests passed, 0 tests failed out of \([0-9]*\)$/\1/p' "$log")
+  rm -f "$log"
+  passed=$((passed + ${count:-0}))
 done
+echo "== fuzz: the trace reader"
+scripts/fuzz.sh 60
+echo "tests: $((passed + 1)) passed, 0 failed"  # both suites, and the fuzz run
