@@ -172,6 +172,79 @@ TEST(TraceCounters, SoftwareEventsAreCountedAndMissingOnesNamed) {
   EXPECT_GT(task_clock, 0u) << "perf::TASK-CLOCK counted nothing over " << t.units.size() << " units";
 }
 
+// Named application phases land in the unit that marked them, at times inside its work.
+TEST(TraceUserEvents, PhasesLandInTheirUnit) {
+  const std::string path = temp_path("phases");
+  {
+    instrument::TraceRecorder recorder({path, {}, "phases", 4096});
+    ssr::run(
+        [](ssr::Context& ctx) {
+          ctx.phase_begin("load");
+          volatile int sink = 0;
+          for (int i = 0; i < 1000; ++i) sink = sink + i;
+          ctx.phase_end("load");
+        },
+        {.cores = 1, .observer = &recorder});
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(t.user_events.size(), 2u);
+  const trace::UserEventRecord& begin = t.user_events[0].record;
+  const trace::UserEventRecord& end = t.user_events[1].record;
+  EXPECT_EQ(begin.phase, 1);
+  EXPECT_EQ(end.phase, 2);
+  EXPECT_EQ(t.user_event_names.at(begin.name), "load");
+  EXPECT_EQ(begin.name, end.name);
+  EXPECT_EQ(begin.unit, end.unit);
+  const auto unit = std::find_if(t.units.begin(), t.units.end(),
+                                 [&](const trace::Unit& u) { return u.record.unit == begin.unit; });
+  ASSERT_NE(unit, t.units.end());
+  EXPECT_LE(unit->record.begin, begin.time);
+  EXPECT_LE(begin.time, end.time);
+  EXPECT_LE(end.time, unit->record.end);
+}
+
+// Pausing takes effect at unit boundaries: the units recorded are whole, the span not recorded
+// is marked on each core, and recorded and paused spans still tile every core.
+TEST(TracePause, TakesEffectAtUnitBoundaries) {
+  const std::string path = temp_path("pause");
+  proto::RunStats stats;
+  {
+    instrument::TraceRecorder recorder({path, {}, "pause", 4096});
+    instrument::TraceRecorder* handle = &recorder;
+    stats = ssr::run(
+        [handle](ssr::Context& ctx) {
+          const ssr::VpRef main = ctx.self();
+          const ssr::VpRef echo = ctx.create_vp([main](ssr::Context& me) {
+            for (int i = 0; i < 30; ++i) me.send_from_to(main, me.receive_from_to<int>(main));
+          });
+          for (int i = 0; i < 30; ++i) {
+            if (i == 10) handle->pause();
+            if (i == 20) handle->resume();
+            ctx.send_from_to(echo, i);
+            EXPECT_EQ(ctx.receive_from_to<int>(echo), i);
+          }
+        },
+        {.cores = 2, .observer = &recorder});
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(t.complete) << t.cut;
+  EXPECT_LT(t.units.size(), stats.units_animated);
+  EXPECT_GT(t.units.size(), stats.units_animated / 3);
+  ASSERT_FALSE(t.paused.empty());
+  std::map<std::uint32_t, std::vector<std::pair<std::uint64_t, std::uint64_t>>> spans;
+  for (const trace::Unit& unit : t.units) spans[unit.core].push_back({unit.record.assign, unit.record.handler_end});
+  for (const trace::Span& idle : t.idle) spans[idle.core].push_back({idle.begin, idle.end});
+  for (const trace::Span& gap : t.paused) spans[gap.core].push_back({gap.begin, gap.end});
+  for (auto& [core, list] : spans) {
+    std::sort(list.begin(), list.end());
+    for (std::size_t i = 1; i < list.size(); ++i) {
+      EXPECT_EQ(list[i].first, list[i - 1].second) << "core " << core << ", segment " << i;
+    }
+  }
+}
+
 // A run that is killed leaves every complete chunk readable; the reader says where it was cut.
 TEST(TraceReader, ReadsACutTraceUpToTheCut) {
   const Recorded run = record(2);

@@ -168,6 +168,9 @@ class Parser {
         case DefinitionType::group:
           trace_.groups.push_back(Trace::Group{entry.b, entry.a, text});
           break;
+        case DefinitionType::user_event:
+          trace_.user_event_names[entry.a] = text;
+          break;
         default:
           throw TraceError(offset + at, "unknown definition type " + std::to_string(entry.type));
       }
@@ -209,11 +212,15 @@ class Parser {
           break;
         }
         case RecordKind::idle:
-        case RecordKind::writer_wait: {
+        case RecordKind::writer_wait:
+        case RecordKind::paused: {
           need(sizeof(SpanRecord));
           const auto span = load<SpanRecord>(payload + at);
           if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
-          (kind == RecordKind::idle ? trace_.idle : trace_.writer_waits).push_back(Span{core, span.begin, span.end});
+          (kind == RecordKind::idle ? trace_.idle
+           : kind == RecordKind::paused ? trace_.paused
+                                        : trace_.writer_waits)
+              .push_back(Span{core, span.begin, span.end});
           at += sizeof(SpanRecord);
           break;
         }
@@ -223,6 +230,15 @@ class Parser {
           if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
           trace_.constraints.push_back(record);
           at += sizeof(ConstraintRecord);
+          break;
+        }
+        case RecordKind::user_event: {
+          need(sizeof(UserEventRecord));
+          const auto record = load<UserEventRecord>(payload + at);
+          if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));
+          if (record.unit == 0) throw TraceError(here, "user event in unit 0");
+          trace_.user_events.push_back(Trace::UserEvent{core, record});
+          at += sizeof(UserEventRecord);
           break;
         }
         case RecordKind::group: {

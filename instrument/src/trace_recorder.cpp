@@ -65,6 +65,9 @@ struct alignas(64) CoreRecorder {
   long long counters_begin[fmt::kMaxCounters] = {};
   long long counters_end[fmt::kMaxCounters] = {};
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> sites;
+  std::unordered_map<const char*, std::uint32_t> event_names;
+  bool skipping = false;              // the current unit is not recorded (paused)
+  std::uint64_t paused_since = 0;     // start of the span this core did not record
   std::uint64_t writer_waits = 0;
 };
 
@@ -88,6 +91,8 @@ struct TraceRecorder::Impl {
   std::mutex definitions_mutex;
   std::vector<unsigned char> definitions;
   std::map<std::pair<const char*, std::uint32_t>, std::uint32_t> site_ids;
+  std::map<std::string, std::uint32_t> event_name_ids;
+  std::atomic<bool> paused{false};
 
   std::mutex writer_mutex;  // guards the file and the writer's wake-up
   std::condition_variable writer_wake;
@@ -447,8 +452,28 @@ void TraceRecorder::assigner_enter(CoreId core) {
 
 void TraceRecorder::assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
 
+void TraceRecorder::pause() noexcept { impl_->paused.store(true, std::memory_order_relaxed); }
+void TraceRecorder::resume() noexcept { impl_->paused.store(false, std::memory_order_relaxed); }
+
 void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
-  CoreRecorder& state = impl_->cores[core];
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  // Pausing takes effect at unit boundaries only, so every recorded unit is whole.
+  const bool paused = rec.paused.load(std::memory_order_relaxed);
+  if (paused != (state.paused_since != 0)) {
+    const std::uint64_t boundary = state.open_since != 0 ? state.open_since : Clock::now();
+    if (paused) {
+      state.paused_since = boundary;
+    } else {
+      fmt::SpanRecord gap{static_cast<std::uint16_t>(fmt::RecordKind::paused), 0, 0,
+                          state.paused_since, boundary};
+      rec.append(core, &gap, sizeof gap);
+      state.paused_since = 0;
+      state.open_since = boundary;
+    }
+  }
+  state.skipping = paused;
+  if (paused) return;
   fmt::UnitRecord& record = unit_of(state);
   record.kind = static_cast<std::uint16_t>(fmt::RecordKind::unit);
   record.unit = unit;
@@ -463,6 +488,7 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
                              const CallSite& site) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
+  if (state.skipping) return;
   detail::PapiCounters::read(state.event_set, state.counters_end);
   fmt::UnitRecord& record = unit_of(state);
   record.end = Clock::now();
@@ -477,6 +503,7 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
 
 void TraceRecorder::lock_wait_end(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
+  if (state.skipping) return;
   fmt::UnitRecord& record = unit_of(state);
   // Only a wait between a unit's end and its handler belongs to the unit; a wait before the
   // assigner belongs to the decision to animate, which needs no mark.
@@ -484,12 +511,18 @@ void TraceRecorder::lock_wait_end(CoreId core) {
 }
 
 void TraceRecorder::handler_enter(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {
-  unit_of(impl_->cores[core]).handler = Clock::now();
+  CoreRecorder& state = impl_->cores[core];
+  if (!state.skipping) unit_of(state).handler = Clock::now();
 }
 
 void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
+  if (state.skipping) {  // the boundary still moves, so the paused span ends at the right place
+    state.skipping = false;
+    state.open_since = Clock::now();
+    return;
+  }
   fmt::UnitRecord& record = unit_of(state);
   record.handler_end = Clock::now();
   rec.append(core, state.unit, rec.unit_size);
@@ -500,6 +533,7 @@ void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*u
 
 void TraceRecorder::idle_begin(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
+  if (state.paused_since != 0) return;  // part of the paused span
   state.idle_since = state.open_since != 0 ? state.open_since : Clock::now();
   state.open_since = 0;
 }
@@ -508,14 +542,16 @@ void TraceRecorder::idle_end(CoreId core) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
   const std::uint64_t now = Clock::now();
+  state.open_since = now;
+  if (state.paused_since != 0) return;  // part of the paused span
   fmt::SpanRecord idle{static_cast<std::uint16_t>(fmt::RecordKind::idle), 0, 0, state.idle_since,
                        now};
   rec.append(core, &idle, sizeof idle);
-  state.open_since = now;
 }
 
 void TraceRecorder::constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,
                                std::uint64_t match) {
+  if (impl_->cores[core].skipping) return;
   fmt::ConstraintRecord record{static_cast<std::uint16_t>(fmt::RecordKind::constraint),
                                static_cast<std::uint16_t>(kind), 0, from, to, match,
                                Clock::now()};
@@ -530,9 +566,31 @@ void TraceRecorder::group_defined(CoreId /*core*/, std::uint64_t group, Construc
 
 void TraceRecorder::group_member(CoreId core, std::uint64_t group, std::uint16_t role,
                                  UnitId unit) {
+  if (impl_->cores[core].skipping) return;
   fmt::GroupRecord record{static_cast<std::uint16_t>(fmt::RecordKind::group), role, 0, group,
                           unit};
   impl_->append(core, &record, sizeof record);
+}
+
+void TraceRecorder::user_event(CoreId core, UnitId unit, const char* name, bool begin) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  if (state.skipping || state.paused_since != 0) return;
+  auto cached = state.event_names.find(name);
+  std::uint32_t id = 0;
+  if (cached != state.event_names.end()) {
+    id = cached->second;
+  } else {
+    std::lock_guard<std::mutex> hold(rec.definitions_mutex);
+    auto [entry, added] = rec.event_name_ids.try_emplace(
+        name, static_cast<std::uint32_t>(rec.event_name_ids.size() + 1));
+    if (added) rec.define(fmt::DefinitionType::user_event, entry->second, 0, 0, name);
+    id = entry->second;
+    state.event_names.emplace(name, id);
+  }
+  fmt::UserEventRecord record{static_cast<std::uint16_t>(fmt::RecordKind::user_event),
+                              static_cast<std::uint16_t>(begin ? 1 : 2), id, unit, Clock::now()};
+  rec.append(core, &record, sizeof record);
 }
 
 }  // namespace moirai::instrument

@@ -19,6 +19,10 @@ namespace moirai::proto {
 
 namespace ctx = boost::context;
 using detail::ExecContext;
+
+// kRecording is false when recording is compiled out (MOIRAI_RECORDING=OFF): every
+// instrumentation point below then folds away.
+constexpr bool kRecording = MOIRAI_RECORDING != 0;
 using detail::SanitizerFiber;
 
 // ---------------------------------------------------------------------------------------------
@@ -78,6 +82,9 @@ struct Runtime::Impl final : detail::VpHost {
   void arrived(ExecContext& self, ctx::fiber&& from) override;
   void leave(VirtualProcessor& vp) override;
   ctx::fiber finish(VirtualProcessor& vp) override;
+  void mark_phase(VirtualProcessor& vp, const char* name, bool begin) override {
+    if (kRecording && observer) observer->user_event(vp.last_core_, vp.unit_, name, begin);
+  }
 
   void acquire(CoreId core);
   VirtualProcessor* assign(CoreId core);
@@ -135,15 +142,15 @@ void Runtime::Impl::arrived(ExecContext& self, ctx::fiber&& from) {
 
 void Runtime::Impl::acquire(CoreId core) {
   if (lock.try_lock()) return;
-  if (observer) observer->lock_wait_begin(core);
+  if (kRecording && observer) observer->lock_wait_begin(core);
   lock.lock();
-  if (observer) observer->lock_wait_end(core);
+  if (kRecording && observer) observer->lock_wait_end(core);
 }
 
 VirtualProcessor* Runtime::Impl::assign(CoreId core) {
-  if (observer) observer->assigner_enter(core);
+  if (kRecording && observer) observer->assigner_enter(core);
   VirtualProcessor* vp = assigner.next_for(core);
-  if (observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
+  if (kRecording && observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
   if (vp != nullptr) {
     --ready;
     ++running;
@@ -159,14 +166,14 @@ VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
   VirtualProcessor* next = assign(core);
   if (next == nullptr) {
     cores[core].idle = true;
-    if (observer) observer->idle_begin(core);
+    if (kRecording && observer) observer->idle_begin(core);
   }
   return next;
 }
 
 void Runtime::Impl::begin_unit(CoreId core, VirtualProcessor& vp) {
   vp.last_core_ = core;
-  if (observer) observer->unit_begin(core, vp.id(), vp.unit());
+  if (kRecording && observer) observer->unit_begin(core, vp.id(), vp.unit());
 }
 
 CoreScheduler::Step Runtime::step(CoreId core) {
@@ -174,17 +181,17 @@ CoreScheduler::Step Runtime::step(CoreId core) {
   CoreState& here = rt.cores[core];
   if (!here.started) {
     here.started = true;
-    if (rt.observer) rt.observer->core_start(core);
+    if (kRecording && rt.observer) rt.observer->core_start(core);
   }
   if (here.idle) {
     here.idle = false;
-    if (rt.observer) rt.observer->idle_end(core);
+    if (kRecording && rt.observer) rt.observer->idle_end(core);
   }
   rt.acquire(core);
   if (rt.stopping) {
     rt.lock.unlock();
     rt.wake_after_unlock(core);
-    if (rt.observer) rt.observer->core_stop(core);
+    if (kRecording && rt.observer) rt.observer->core_stop(core);
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
@@ -192,7 +199,7 @@ CoreScheduler::Step Runtime::step(CoreId core) {
   rt.wake_after_unlock(core);
   if (vp == nullptr) {
     here.idle = true;
-    if (rt.observer) rt.observer->idle_begin(core);
+    if (kRecording && rt.observer) rt.observer->idle_begin(core);
     return Step::idle;
   }
   rt.begin_unit(core, *vp);
@@ -204,7 +211,7 @@ CoreScheduler::Step Runtime::step(CoreId core) {
 // leave runs on `vp`'s stack: the unit ended with a construct call.
 void Runtime::Impl::leave(VirtualProcessor& vp) {
   const CoreId core = vp.last_core_;
-  if (observer) observer->unit_end(core, vp.id(), vp.unit(), vp.pending_->kind, vp.pending_->site);
+  if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), vp.pending_->kind, vp.pending_->site);
   acquire(core);
   finish_unit(core, vp);
   VirtualProcessor* next = next_after_unit(core);
@@ -230,7 +237,7 @@ ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
   ExecContext* to = &cores[core].home;  // a cancelled VP goes back to the unwinding thread
   if (!vp.cancelled_) {
     core = vp.last_core_;
-    if (observer) {
+    if (kRecording && observer) {
       observer->unit_end(core, vp.id(), vp.unit(), kEndVp, vp.end_request_.site);
     }
     acquire(core);
@@ -263,9 +270,9 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   request.unit = vp.unit_;
   if (!vp.finished_) vp.unit_ = next_unit++;  // the meta-unit of the VP's next unit
 
-  if (observer) observer->handler_enter(core, request.kind, request.unit);
+  if (kRecording && observer) observer->handler_enter(core, request.kind, request.unit);
   creating_core = core;
-  RuntimeServices services(*owner, core, observer);
+  RuntimeServices services(*owner, core, kRecording ? observer : nullptr);
   try {
     language.handle(request, services);
   } catch (...) {
@@ -277,7 +284,7 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
     }
     stopping = true;
   }
-  if (observer) observer->handler_exit(core, request.kind, request.unit);
+  if (kRecording && observer) observer->handler_exit(core, request.kind, request.unit);
 
   if (vp.finished_) {
     if (vp.error_ && !failure) {
@@ -323,7 +330,7 @@ VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const 
   live.push_back(vp);
   ++stats.vps_created;
   language.vp_created(*vp);
-  if (observer) {
+  if (kRecording && observer) {
     observer->vp_created(static_cast<CoreId>(creating_core), vp->id(), vp->name(), site,
                          vp->home_core());
   }
@@ -395,6 +402,10 @@ void Runtime::Impl::unwind_remaining() {
 
 Runtime::Runtime(Machine& machine, LanguagePlugin& language, RuntimeConfig config)
     : impl_(std::make_unique<Impl>(*this, machine, language, config)) {
+  if (!kRecording && config.observer != nullptr) {
+    throw ConfigError("this build has recording compiled out (MOIRAI_RECORDING=OFF): "
+                      "an observer would see nothing");
+  }
   if (machine.core_count() == 0) throw ConfigError("the machine offers no cores");
   if (config.default_stack_size < kMinStackSize) {
     throw ConfigError("VP stack size " + std::to_string(config.default_stack_size) +
@@ -418,7 +429,7 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   Impl& rt = *impl_;
   if (rt.ran) throw std::logic_error("Runtime::run called twice: a Runtime runs once");
   rt.ran = true;
-  if (rt.observer) {
+  if (kRecording && rt.observer) {
     std::vector<std::string> names;
     for (ConstructKind kind = 0; kind < rt.language.construct_count(); ++kind) {
       names.emplace_back(rt.language.construct_name(kind));

@@ -79,6 +79,8 @@ bool VirtualProcessor::call_runtime(Request& request) {
   return true;
 }
 
+void VirtualProcessor::mark_phase(const char* name, bool begin) { host_->mark_phase(*this, name, begin); }
+
 void VirtualProcessor::end_self(const CallSite& site) {
   end_request_.site = site;
   throw detail::VpExit{};

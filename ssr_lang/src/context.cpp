@@ -36,6 +36,10 @@ VpRef Context::create_vp(std::function<void(Context&)> body, CreateOptions optio
 
 void Context::end_vp(Where where) { vp_.end_self(CallSite::from(where)); }
 
+void Context::phase_begin(const char* name) { vp_.mark_phase(name, true); }
+
+void Context::phase_end(const char* name) { vp_.mark_phase(name, false); }
+
 bool Context::singleton_enter(Singleton& s, const Where& where) {
   detail::SingletonCall call{&s};
   (void)this->call(detail::kSingletonEnter, &call, where);

@@ -64,6 +64,7 @@ class ObserverTee final : public RuntimeObserver {
   void constraint(CoreId c, ConstructKind k, UnitId f, UnitId t, std::uint64_t m) override { a_.constraint(c, k, f, t, m); b_.constraint(c, k, f, t, m); }
   void group_defined(CoreId c, std::uint64_t g, ConstructKind k, const std::string& n) override { a_.group_defined(c, g, k, n); b_.group_defined(c, g, k, n); }
   void group_member(CoreId c, std::uint64_t g, std::uint16_t r, UnitId u) override { a_.group_member(c, g, r, u); b_.group_member(c, g, r, u); }
+  void user_event(CoreId c, UnitId u, const char* n, bool b) override { a_.user_event(c, u, n, b); b_.user_event(c, u, n, b); }
 
  private:
   RuntimeObserver& a_;

@@ -34,6 +34,9 @@ class RuntimeObserver {
   // language's handler; both ends of one matched pair carry the same `match` id (0: none).
   virtual void constraint(CoreId /*core*/, ConstructKind /*kind*/, UnitId /*from*/,
                           UnitId /*to*/, std::uint64_t /*match*/) {}
+  // user_event marks the begin (or end) of an application phase `name` (a string with static
+  // storage) inside `unit`, on the core animating it.
+  virtual void user_event(CoreId /*core*/, UnitId /*unit*/, const char* /*name*/, bool /*begin*/) {}
   // group_member puts `unit` into the group of possible partners `group` (named once by
   // group_defined) in `role`, for non-deterministic constructs.
   virtual void group_defined(CoreId /*core*/, std::uint64_t /*group*/, ConstructKind /*kind*/,

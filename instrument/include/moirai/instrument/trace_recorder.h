@@ -46,6 +46,11 @@ class TraceRecorder final : public RuntimeObserver {
   TraceRecorder(const TraceRecorder&) = delete;
   TraceRecorder& operator=(const TraceRecorder&) = delete;
 
+  // pause stops recording and resume starts it again; each core follows at its next unit
+  // boundary and marks the span it did not record with a `paused` record. Any thread may call
+  // them, e.g. a VP around a phase not worth recording.
+  void pause() noexcept;
+  void resume() noexcept;
   // counters lists every requested counter and whether it is recorded.
   const std::vector<CounterStatus>& counters() const;
   // finish writes what is left and the end chunk; called by the destructor if not before.
@@ -73,6 +78,7 @@ class TraceRecorder final : public RuntimeObserver {
   void group_defined(CoreId core, std::uint64_t group, ConstructKind kind,
                      const std::string& name) override;
   void group_member(CoreId core, std::uint64_t group, std::uint16_t role, UnitId unit) override;
+  void user_event(CoreId core, UnitId unit, const char* name, bool begin) override;
 
  private:
   struct Impl;

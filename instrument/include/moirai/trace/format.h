@@ -58,6 +58,8 @@ enum class RecordKind : std::uint16_t {
   constraint = 3,   // ConstraintRecord: a unit's construct call freed another unit
   group = 4,        // GroupRecord: a unit took part in a non-deterministic construct
   writer_wait = 5,  // SpanRecord: the core waited for the trace writer (never dropped data)
+  user_event = 6,   // UserEventRecord: an application phase began or ended
+  paused = 7,       // SpanRecord: recording was paused on this core
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
@@ -112,12 +114,23 @@ struct GroupRecord {
 };
 static_assert(sizeof(GroupRecord) == 24);
 
+// UserEventRecord marks the begin or end of a named application phase inside a unit.
+struct UserEventRecord {
+  std::uint16_t kind;   // RecordKind::user_event
+  std::uint16_t phase;  // 1 begin, 2 end
+  std::uint32_t name;   // user-event name id (defined in a definitions chunk)
+  std::uint64_t unit;
+  std::uint64_t time;
+};
+static_assert(sizeof(UserEventRecord) == 24);
+
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {
   call_site = 1,  // a = site id, b = line; text = file '\0' function
   construct = 2,  // a = construct kind; text = display name
   vp = 3,         // a = home core (0xFFFFFFFF: none), b = VP id, c = creation site id; text = name
   group = 4,      // a = construct kind, b = group id; text = display name
+  user_event = 5, // a = user-event name id; text = the name
 };
 
 // Definition is one entry of a definitions chunk: this fixed part, then `text_size` bytes of

@@ -54,6 +54,10 @@ struct Trace {
   std::vector<Unit> units;
   std::vector<Span> idle;
   std::vector<Span> writer_waits;
+  std::vector<Span> paused;                     // spans a core did not record (pause/resume)
+  struct UserEvent { std::uint32_t core = 0; UserEventRecord record{}; };
+  std::vector<UserEvent> user_events;
+  std::unordered_map<std::uint32_t, std::string> user_event_names;
   std::vector<ConstraintRecord> constraints;
   struct Member { std::uint32_t core = 0; GroupRecord record{}; };
   std::vector<Member> group_members;

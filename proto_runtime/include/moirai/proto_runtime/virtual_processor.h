@@ -58,6 +58,9 @@ class VirtualProcessor {
   // stopped and this VP's stack is being unwound (a destructor calling a construct); the caller
   // must then not expect the construct's result.
   [[nodiscard]] bool call_runtime(Request& request);
+  // mark_phase is called from inside this VP: it records the begin (or end) of the application
+  // phase `name` (a string literal) in the current unit, when the run is recorded.
+  void mark_phase(const char* name, bool begin);
   // end_self is called from inside this VP: it unwinds the VP's stack and ends it.
   [[noreturn]] void end_self(const CallSite& site);
 

@@ -106,6 +106,11 @@ class Context {
     return take(slot, where);
   }
 
+  // phase_begin / phase_end mark an application phase (a string literal) in the trace: a user
+  // event inside the current unit, not a construct (the unit goes on).
+  void phase_begin(const char* name);
+  void phase_end(const char* name);
+
   // singleton runs `block` in the first VP to reach `s`; every other VP that reaches `s` waits
   // until the block completed and then continues without running it.
   template <class F>
