@@ -86,7 +86,7 @@ void Profile::assigner_exit(CoreId core, UnitId) {
 }
 
 void Profile::lock_wait_begin(CoreId core) { impl_->cores[core].lock_mark = Clock::now(); }
-void Profile::lock_wait_end(CoreId core) {
+void Profile::lock_wait_end(CoreId core, CoreId) {
   CoreProfile& p = impl_->cores[core];
   p.lock_wait += Clock::now() - p.lock_mark;  // part of communication or decision, shown apart
 }

@@ -232,6 +232,15 @@ class Parser {
           at += sizeof(ConstraintRecord);
           break;
         }
+        case RecordKind::lock_handoff: {
+          need(sizeof(LockHandoffRecord));
+          const auto record = load<LockHandoffRecord>(payload + at);
+          if (record.from >= trace_.core_count) throw TraceError(here, "lock handoff from core " + std::to_string(record.from) + " in a trace of " + std::to_string(trace_.core_count) + " cores");
+          if (record.waited > record.acquired) throw TraceError(here, "lock acquired before the wait began");
+          trace_.lock_handoffs.push_back(Trace::LockHandoff{core, record});
+          at += sizeof(LockHandoffRecord);
+          break;
+        }
         case RecordKind::user_event: {
           need(sizeof(UserEventRecord));
           const auto record = load<UserEventRecord>(payload + at);

@@ -67,6 +67,7 @@ struct alignas(64) CoreRecorder {
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> sites;
   std::unordered_map<const char*, std::uint32_t> event_names;
   bool skipping = false;              // the current unit is not recorded (paused)
+  std::uint64_t lock_wait_since = 0;
   std::uint64_t paused_since = 0;     // start of the span this core did not record
   std::uint64_t writer_waits = 0;
 };
@@ -501,13 +502,22 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   }
 }
 
-void TraceRecorder::lock_wait_end(CoreId core) {
-  CoreRecorder& state = impl_->cores[core];
-  if (state.skipping) return;
+void TraceRecorder::lock_wait_begin(CoreId core) {
+  impl_->cores[core].lock_wait_since = Clock::now();
+}
+
+void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  if (state.skipping || state.paused_since != 0) return;
+  const std::uint64_t now = Clock::now();
   fmt::UnitRecord& record = unit_of(state);
   // Only a wait between a unit's end and its handler belongs to the unit; a wait before the
   // assigner belongs to the decision to animate, which needs no mark.
-  if (state.open_since == 0 && record.end != 0 && record.handler == 0) record.locked = Clock::now();
+  if (state.open_since == 0 && record.end != 0 && record.handler == 0) record.locked = now;
+  fmt::LockHandoffRecord handoff{static_cast<std::uint16_t>(fmt::RecordKind::lock_handoff), 0,
+                                 released_by, state.lock_wait_since, now};
+  rec.append(core, &handoff, sizeof handoff);
 }
 
 void TraceRecorder::handler_enter(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {

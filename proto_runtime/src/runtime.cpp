@@ -67,6 +67,7 @@ struct Runtime::Impl final : detail::VpHost {
 
   detail::RuntimeLock lock;
   // Everything below is guarded by `lock`.
+  CoreId lock_holder = 0;  // the core holding (or that last held) the lock
   std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
   VpId next_vp = 1;
   UnitId next_unit = 1;
@@ -141,10 +142,15 @@ void Runtime::Impl::arrived(ExecContext& self, ctx::fiber&& from) {
 // ---------------------------------------------------------------------------------------------
 
 void Runtime::Impl::acquire(CoreId core) {
-  if (lock.try_lock()) return;
+  if (lock.try_lock()) {
+    lock_holder = core;
+    return;
+  }
   if (kRecording && observer) observer->lock_wait_begin(core);
   lock.lock();
-  if (kRecording && observer) observer->lock_wait_end(core);
+  // The previous holder's release is what let this core in.
+  if (kRecording && observer) observer->lock_wait_end(core, lock_holder);
+  lock_holder = core;
 }
 
 VirtualProcessor* Runtime::Impl::assign(CoreId core) {

@@ -34,7 +34,7 @@ class Profile final : public RuntimeObserver {
   void assigner_enter(CoreId core) override;
   void assigner_exit(CoreId core, UnitId chosen) override;
   void lock_wait_begin(CoreId core) override;
-  void lock_wait_end(CoreId core) override;
+  void lock_wait_end(CoreId core, CoreId released_by) override;
   void idle_begin(CoreId core) override;
   void idle_end(CoreId core) override;
 
@@ -58,7 +58,7 @@ class ObserverTee final : public RuntimeObserver {
   void assigner_enter(CoreId c) override { a_.assigner_enter(c); b_.assigner_enter(c); }
   void assigner_exit(CoreId c, UnitId u) override { a_.assigner_exit(c, u); b_.assigner_exit(c, u); }
   void lock_wait_begin(CoreId c) override { a_.lock_wait_begin(c); b_.lock_wait_begin(c); }
-  void lock_wait_end(CoreId c) override { a_.lock_wait_end(c); b_.lock_wait_end(c); }
+  void lock_wait_end(CoreId c, CoreId r) override { a_.lock_wait_end(c, r); b_.lock_wait_end(c, r); }
   void idle_begin(CoreId c) override { a_.idle_begin(c); b_.idle_begin(c); }
   void idle_end(CoreId c) override { a_.idle_end(c); b_.idle_end(c); }
   void constraint(CoreId c, ConstructKind k, UnitId f, UnitId t, std::uint64_t m) override { a_.constraint(c, k, f, t, m); b_.constraint(c, k, f, t, m); }

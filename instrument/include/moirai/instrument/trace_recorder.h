@@ -70,7 +70,8 @@ class TraceRecorder final : public RuntimeObserver {
   void handler_exit(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
   void assigner_enter(CoreId core) override;
   void assigner_exit(CoreId core, UnitId chosen) override;
-  void lock_wait_end(CoreId core) override;
+  void lock_wait_begin(CoreId core) override;
+  void lock_wait_end(CoreId core, CoreId released_by) override;
   void idle_begin(CoreId core) override;
   void idle_end(CoreId core) override;
   void constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,

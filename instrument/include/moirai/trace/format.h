@@ -60,6 +60,7 @@ enum class RecordKind : std::uint16_t {
   writer_wait = 5,  // SpanRecord: the core waited for the trace writer (never dropped data)
   user_event = 6,   // UserEventRecord: an application phase began or ended
   paused = 7,       // SpanRecord: recording was paused on this core
+  lock_handoff = 8, // LockHandoffRecord: this core waited for the runtime lock another released
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
@@ -123,6 +124,17 @@ struct UserEventRecord {
   std::uint64_t time;
 };
 static_assert(sizeof(UserEventRecord) == 24);
+
+// LockHandoffRecord is runtime-internal causality: core `from`'s release of the runtime lock let
+// this core acquire it after waiting since `waited`.
+struct LockHandoffRecord {
+  std::uint16_t kind;  // RecordKind::lock_handoff
+  std::uint16_t reserved16;
+  std::uint32_t from;  // the releasing core
+  std::uint64_t waited;    // when this core began to wait
+  std::uint64_t acquired;  // when it got the lock
+};
+static_assert(sizeof(LockHandoffRecord) == 24);
 
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {

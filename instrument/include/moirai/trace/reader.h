@@ -55,6 +55,8 @@ struct Trace {
   std::vector<Span> idle;
   std::vector<Span> writer_waits;
   std::vector<Span> paused;                     // spans a core did not record (pause/resume)
+  struct LockHandoff { std::uint32_t core = 0; LockHandoffRecord record{}; };
+  std::vector<LockHandoff> lock_handoffs;      // runtime-internal causality
   struct UserEvent { std::uint32_t core = 0; UserEventRecord record{}; };
   std::vector<UserEvent> user_events;
   std::unordered_map<std::uint32_t, std::string> user_event_names;
