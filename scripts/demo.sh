@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# The main job: set up, build, and run the paper's matrix multiply on all cores, verified.
+# The main job: set up, build, run the paper's matrix multiply on all cores, verified and
+# recorded, then draw its Scheduling Consequence Graph (matmul-scg.svg) and summarise the trace.
 # Extra arguments go to matmul (see build/release/apps/matmul/matmul --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 scripts/build.sh release
-build/release/apps/matmul/matmul --check "$@"
+build/release/apps/matmul/matmul --check --trace matmul.mtrace "$@"
+build/release/tools/moirai scg matmul.mtrace -o matmul-scg.svg
+build/release/tools/moirai stats matmul.mtrace
