@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The main job: set up, build, run the paper's matrix multiply on all cores, verified and
-# recorded, then draw its Scheduling Consequence Graph (matmul-scg.svg) and summarise the trace.
+# recorded, then draw its Scheduling Consequence Graph (matmul-scg.svg) and print the report of
+# what caused the lost time.
 # Extra arguments go to matmul (see build/release/apps/matmul/matmul --help).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,4 +9,4 @@ scripts/setup.sh
 scripts/build.sh release
 build/release/apps/matmul/matmul --check --trace matmul.mtrace "$@"
 build/release/tools/moirai scg matmul.mtrace -o matmul-scg.svg
-build/release/tools/moirai stats matmul.mtrace
+build/release/tools/moirai report matmul.mtrace

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
 
@@ -21,7 +22,8 @@ constexpr const char* kHelp =
     "commands:\n"
     "  stats TRACE [--json]   cores, VPs, units, constraints by kind, per-core time by\n"
     "                         life-line segment, counters, recording cost and integrity\n"
-    "  scg TRACE -o FILE      the Scheduling Consequence Graph as SVG (or PNG, DOT)\n\n"
+    "  scg TRACE -o FILE      the Scheduling Consequence Graph as SVG (or PNG, DOT)\n"
+    "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
 
@@ -38,34 +40,34 @@ int bad_input(const std::string& message, const char* usage) {
   return 2;
 }
 
-int stats(const std::vector<std::string_view>& args) {
+// TracePrinter prints one trace's analysis as text or JSON.
+using TracePrinter = void (*)(std::ostream&, const std::string& path, const moirai::trace::Trace&, bool json);
+
+// trace_command is `moirai NAME TRACE [--json]`: the shape `stats` and `report` share.
+int trace_command(const std::string& name, const std::vector<std::string_view>& args, const char* help,
+                  TracePrinter print) {
+  const std::string usage = "usage: moirai " + name + " TRACE [--json]\n";
   std::string path;
   bool json = false;
   for (std::string_view arg : args) {
     if (arg == "--help" || arg == "-h") {
-      std::cout << kStatsHelp;
+      std::cout << help;
       return 0;
     }
     if (arg == "--json") {
       json = true;
     } else if (arg.starts_with("-")) {
-      return bad_input("stats: unknown option '" + std::string(arg) + "'", "usage: moirai stats TRACE [--json]\n");
+      return bad_input(name + ": unknown option '" + std::string(arg) + "'", usage.c_str());
     } else if (!path.empty()) {
-      return bad_input("stats: one trace at a time ('" + path + "' and '" + std::string(arg) + "')",
-                       "usage: moirai stats TRACE [--json]\n");
+      return bad_input(name + ": one trace at a time ('" + path + "' and '" + std::string(arg) + "')", usage.c_str());
     } else {
       path = arg;
     }
   }
-  if (path.empty()) return bad_input("stats: no trace file given", "usage: moirai stats TRACE [--json]\n");
+  if (path.empty()) return bad_input(name + ": no trace file given", usage.c_str());
   try {
     const moirai::trace::Trace trace = moirai::trace::read_trace(path);
-    const moirai::visualize::RunSummary summary = moirai::visualize::summarize(trace);
-    if (json) {
-      moirai::visualize::print_summary_json(std::cout, path, trace, summary);
-    } else {
-      moirai::visualize::print_summary(std::cout, path, trace, summary);
-    }
+    print(std::cout, path, trace, json);
     if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
     return 0;
   } catch (const moirai::trace::TraceError& error) {
@@ -73,6 +75,34 @@ int stats(const std::vector<std::string_view>& args) {
     return 2;
   }
 }
+
+void print_stats(std::ostream& out, const std::string& path, const moirai::trace::Trace& trace, bool json) {
+  const moirai::visualize::RunSummary summary = moirai::visualize::summarize(trace);
+  if (json) {
+    moirai::visualize::print_summary_json(out, path, trace, summary);
+  } else {
+    moirai::visualize::print_summary(out, path, trace, summary);
+  }
+}
+
+void print_report(std::ostream& out, const std::string&, const moirai::trace::Trace& trace, bool json) {
+  const moirai::visualize::Report report = moirai::visualize::build_report(trace);
+  if (json) {
+    moirai::visualize::print_report_json(out, trace, report);
+  } else {
+    moirai::visualize::print_report(out, trace, report);
+  }
+}
+
+constexpr const char* kReportHelp =
+    "usage: moirai report TRACE [--json]\n\n"
+    "Says where the run lost time and why: the makespan; work, overhead and idle per core; the\n"
+    "overhead against the work and a verdict on the unit size (too small / fine / too big); a\n"
+    "histogram of unit sizes; the idle time charged to the constraint whose satisfaction ended\n"
+    "each idle period (construct and call site), or to 'nothing left to run'; and hints for the\n"
+    "patterns of the paper's section 3.4 (unused cores, creator starvation, an idle tail, unit\n"
+    "size, runtime-lock contention), each with its cores, times and call site.\n\n"
+    "  --json   print the same numbers as one JSON object\n";
 
 constexpr const char* kScgUsage =
     "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT] [--cores LIST]\n"
@@ -188,7 +218,8 @@ int main(int argc, char** argv) {
     std::cout << kHelp;
     return 0;
   }
-  if (command == "stats") return stats(args);
+  if (command == "stats") return trace_command("stats", args, kStatsHelp, print_stats);
+  if (command == "report") return trace_command("report", args, kReportHelp, print_report);
   if (command == "scg") return scg(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }

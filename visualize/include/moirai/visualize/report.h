@@ -1,0 +1,49 @@
+// The report: what caused the lost time, ranked, with cores, times and call sites.
+#pragma once
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moirai/trace/reader.h"
+#include "moirai/visualize/run_summary.h"
+
+namespace moirai::visualize {
+
+// IdleCause is one cause of idle time: the construct whose satisfaction ended idle periods
+// (at one call site of the freeing unit), or "nothing left to run" at the end of the run.
+struct IdleCause {
+  std::string construct;
+  std::string site;
+  std::uint64_t ticks = 0;
+  std::uint64_t periods = 0;
+  std::vector<std::uint32_t> cores;
+};
+
+// Hint is one diagnosis: a pattern of the paper's section 3.4 that the trace shows.
+struct Hint {
+  std::string rule;     // unused-cores, creator-starvation, idle-tail, unit-size, lock-contention
+  std::string message;  // what it found and what to try
+  std::vector<std::uint32_t> cores;
+  std::uint64_t begin = 0, end = 0;  // ticks from the run's start
+  std::string site;
+};
+
+// Report holds every number `moirai report` prints.
+struct Report {
+  std::uint64_t makespan = 0;   // ticks from the first to the last reading
+  RunSummary summary;
+  std::vector<IdleCause> idle_causes;  // most idle time first
+  std::vector<std::uint64_t> unit_size_histogram;  // units by work ticks, bucket k: [2^k, 2^(k+1))
+  double overhead_per_work = 0;  // all overhead / all work
+  std::string unit_size_verdict;  // "too small", "fine" or "too big" (StarSs-style)
+  std::vector<Hint> hints;       // most important first; empty for a run with no problems
+};
+
+// build_report analyses a trace.
+Report build_report(const trace::Trace& trace);
+void print_report(std::ostream& out, const trace::Trace& trace, const Report& report);
+void print_report_json(std::ostream& out, const trace::Trace& trace, const Report& report);
+
+}  // namespace moirai::visualize
