@@ -1,5 +1,7 @@
 #include "moirai/visualize/report.h"
 
+#include "text_format.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -19,20 +21,8 @@ constexpr double kLockShare = 0.30;          // lock wait above 30% of overhead:
 constexpr double kStarvationIdle = 0.02;     // other cores idle over 2% of the run for creations
 constexpr double kIdleCause = 0.10;          // one cause holding cores idle over 10% of the run
 
-std::string fixed(double value, int digits = 1) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
-std::string json(const std::string& text) {
-  std::string out = "\"";
-  for (char c : text) {
-    if (c == '"' || c == '\\') out += '\\';
-    if (static_cast<unsigned char>(c) >= 0x20) out += c;
-  }
-  return out + "\"";
-}
+std::string fixed(double value, int digits = 1) { return detail::fixed(value, digits); }
+std::string json(const std::string& text) { return detail::json_string(text); }
 
 std::string cores_text(const std::vector<std::uint32_t>& cores) {
   std::string text;

@@ -1,5 +1,7 @@
 #include "moirai/visualize/run_summary.h"
 
+#include "text_format.h"
+
 #include <cstdio>
 #include <string>
 
@@ -34,28 +36,8 @@ RunSummary summarize(const trace::Trace& trace) {
 
 namespace {
 
-std::string fixed(double value, int digits = 3) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
-
-std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
-    } else {
-      out += c;
-    }
-  }
-  return out + "\"";
-}
+std::string fixed(double value, int digits = 3) { return detail::fixed(value, digits); }
+using detail::json_string;
 
 std::string meta(const trace::Trace& trace, const std::string& key) {
   auto found = trace.metadata.find(key);
