@@ -140,7 +140,7 @@ Report build_report(const trace::Trace& trace) {
           // Work of another VP ran on this core between two creations of this VP.
           for (std::size_t j = 0; j < i; ++j) {
             const trace::UnitRecord& between = units[j]->record;
-            if (between.assign > previous->second->record.handler_end && between.handler_end <= r.assign &&
+            if (between.assign >= previous->second->record.handler_end && between.handler_end <= r.assign &&
                 between.vp != r.vp) {
               report.hints.insert(report.hints.begin(),
                                   Hint{"creator-starvation",
