@@ -248,27 +248,33 @@ TEST(TracePause, TakesEffectAtUnitBoundaries) {
 // Runtime-internal causality: when a core waited for the runtime lock, the trace names the core
 // whose release let it in. Senders and receivers on both cores keep both taking the lock.
 TEST(TraceLockHandoff, NamesTheReleasingCore) {
-  const std::string path = temp_path("handoff");
-  {
-    instrument::TraceRecorder recorder({path, {}, "handoff", 64 * 1024});
-    ssr::run(
-        [](ssr::Context& ctx) {
-          for (CoreId core = 0; core < 2; ++core) {
-            ctx.create_vp([](ssr::Context& me) { for (int i = 0; i < 3000; ++i) me.send_of_type(kWork, i); },
-                          {.name = "sender", .core = core});
-            ctx.create_vp([](ssr::Context& me) { for (int i = 0; i < 3000; ++i) me.receive_of_type(kWork); },
-                          {.name = "receiver", .core = static_cast<CoreId>(1 - core)});
-          }
-        },
-        {.cores = 2, .observer = &recorder});
+  // Contention needs both cores running at once, which another busy process on the machine can
+  // prevent for a whole run; so up to 5 runs may be tried, and every record must be right.
+  std::size_t handoffs = 0;
+  for (int attempt = 0; attempt < 5 && handoffs == 0; ++attempt) {
+    const std::string path = temp_path("handoff" + std::to_string(attempt));
+    {
+      instrument::TraceRecorder recorder({path, {}, "handoff", 64 * 1024});
+      ssr::run(
+          [](ssr::Context& ctx) {
+            for (CoreId core = 0; core < 2; ++core) {
+              ctx.create_vp([](ssr::Context& me) { for (int i = 0; i < 3000; ++i) me.send_of_type(kWork, i); },
+                            {.name = "sender", .core = core});
+              ctx.create_vp([](ssr::Context& me) { for (int i = 0; i < 3000; ++i) me.receive_of_type(kWork); },
+                            {.name = "receiver", .core = static_cast<CoreId>(1 - core)});
+            }
+          },
+          {.cores = 2, .observer = &recorder});
+    }
+    const trace::Trace t = trace::read_trace(path);
+    std::remove(path.c_str());
+    for (const trace::Trace::LockHandoff& handoff : t.lock_handoffs) {
+      EXPECT_NE(handoff.record.from, handoff.core) << "a core cannot wait for its own release";
+      EXPECT_LE(handoff.record.waited, handoff.record.acquired);
+    }
+    handoffs = t.lock_handoffs.size();
   }
-  const trace::Trace t = trace::read_trace(path);
-  std::remove(path.c_str());
-  ASSERT_FALSE(t.lock_handoffs.empty()) << "12,000 cross-core constructs never contended for the lock";
-  for (const trace::Trace::LockHandoff& handoff : t.lock_handoffs) {
-    EXPECT_NE(handoff.record.from, handoff.core) << "a core cannot wait for its own release";
-    EXPECT_LE(handoff.record.waited, handoff.record.acquired);
-  }
+  EXPECT_GT(handoffs, 0u) << "5 runs of 12,000 cross-core constructs never contended for the lock";
 }
 
 // A run that is killed leaves every complete chunk readable; the reader says where it was cut.
