@@ -75,7 +75,6 @@ struct Runtime::Impl final : detail::VpHost {
   std::size_t running = 0;  // handed to a core, request not yet handled
   std::uint64_t next_match = 1;
   bool stopping = false;
-  CoreId creating_core = 0;  // the core whose handler runs (for vp_created)
   std::exception_ptr failure;
   RunStats stats;
 
@@ -92,7 +91,7 @@ struct Runtime::Impl final : detail::VpHost {
   VirtualProcessor* next_after_unit(CoreId core);
   void begin_unit(CoreId core, VirtualProcessor& vp);
   void switch_to(CoreId core, ExecContext& from, ExecContext& to);
-  VirtualProcessor& create(VpFunction fn, VpOptions options, const CallSite& site);
+  VirtualProcessor& create(CoreId core, VpFunction fn, VpOptions options, const CallSite& site);
   void make_ready(VirtualProcessor& vp, CoreId from_core);
   void finish_unit(CoreId core, VirtualProcessor& vp);
   void unlink(VirtualProcessor& vp);
@@ -277,7 +276,6 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   if (!vp.finished_) vp.unit_ = next_unit++;  // the meta-unit of the VP's next unit
 
   if (kRecording && observer) observer->handler_enter(core, request.kind, request.unit);
-  creating_core = core;
   RuntimeServices services(*owner, core, kRecording ? observer : nullptr);
   try {
     language.handle(request, services);
@@ -309,7 +307,8 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
 // VP lifecycle
 // ---------------------------------------------------------------------------------------------
 
-VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const CallSite& site) {
+VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions options,
+                                        const CallSite& site) {
   if (options.core != kAnyCore && options.core >= core_count) {
     throw UsageError("cannot pin a VP to core " + std::to_string(options.core) + ": the run has " +
                      std::to_string(core_count) + " cores (0.." + std::to_string(core_count - 1) +
@@ -337,7 +336,7 @@ VirtualProcessor& Runtime::Impl::create(VpFunction fn, VpOptions options, const 
   ++stats.vps_created;
   language.vp_created(*vp);
   if (kRecording && observer) {
-    observer->vp_created(static_cast<CoreId>(creating_core), vp->id(), vp->name(), site,
+    observer->vp_created(core, vp->id(), vp->name(), site,
                          vp->home_core());
   }
   return *vp;
@@ -444,7 +443,7 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   }
   rt.lock.lock();
   try {
-    VirtualProcessor& first = rt.create(std::move(seed), std::move(options), created_at);
+    VirtualProcessor& first = rt.create(/*core=*/0, std::move(seed), std::move(options), created_at);
     rt.make_ready(first, /*from_core=*/0);
   } catch (const UsageError& error) {
     rt.lock.unlock();
@@ -463,7 +462,7 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
 
 VirtualProcessor& RuntimeServices::create_vp(VpFunction fn, VpOptions options,
                                              const CallSite& created_at) {
-  return runtime_.impl_->create(std::move(fn), std::move(options), created_at);
+  return runtime_.impl_->create(core_, std::move(fn), std::move(options), created_at);
 }
 
 void RuntimeServices::make_ready(VirtualProcessor& vp) { runtime_.impl_->make_ready(vp, core_); }
