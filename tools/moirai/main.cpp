@@ -1,10 +1,14 @@
 // moirai: the command line front of the post-processor. Subcommands read trace files written
 // by `APP --trace FILE`; they never run or link the runtime.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "moirai/trace/reader.h"
@@ -105,22 +109,51 @@ constexpr const char* kReportHelp =
     "  --json   print the same numbers as one JSON object\n";
 
 constexpr const char* kScgUsage =
-    "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT] [--cores LIST]\n"
-    "                  [--arcs LIST] [--same-core-arcs]\n";
+    "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT | --same-scale-as OTHER]\n"
+    "                  [--from TIME] [--to TIME] [--cores LIST] [--arcs LIST] [--same-core-arcs]\n"
+    "                  [--overhead total|detail] [--miss-range MIN,MAX]\n";
 
 constexpr const char* kScgHelp =
     "\nDraws the Scheduling Consequence Graph (paper section 3.3.2): one column per core, time\n"
-    "going down, one block per unit (grey: runtime overhead, blue: work), and a line from the\n"
-    "unit whose construct freed another unit to it, coloured by construct (create red,\n"
-    "send_of_type_to green, singleton orange, send_from_to blue, send_of_type purple). Hover a\n"
-    "block for its VP, call sites and cycles.\n\n"
+    "going down, one block per unit (grey: runtime overhead, below it the work), and a line from\n"
+    "the point where a unit's construct freed another unit to the start of that unit, coloured\n"
+    "by construct (create red, send_of_type_to green, singleton orange, send_from_to blue,\n"
+    "send_of_type purple). The work region is coloured blue (few) to red (many cache misses per\n"
+    "instruction) when the trace recorded a miss counter, and neutral otherwise. Hover a block\n"
+    "for its VP, the call sites that began and ended it, its cycles and counters.\n\n"
     "  -o FILE              output file (required)\n"
     "  -T FORMAT            svg (default), png or dot\n"
     "  --scale N            clock ticks per point (1/72 inch); default: fit about 1600 points\n"
+    "  --same-scale-as F    draw at the scale trace F gets by default, so the two graphs compare\n"
+    "                       directly (converted through both clocks' rates)\n"
+    "  --from T, --to T     zoom to a window of the run; T counts from the run's start, in clock\n"
+    "                       ticks, or with a unit: 12ms, 3.5us, 2s, 800ns\n"
     "  --cores LIST         columns to draw, e.g. 0,2,3 (default all)\n"
-    "  --arcs LIST          constructs whose arcs to draw (default: create_vp, send_from_to,\n"
-    "                       send_of_type_to, send_of_type, singleton, singleton end)\n"
-    "  --same-core-arcs     also draw arcs between units on one core\n";
+    "  --arcs LIST          arc kinds to draw: constructs of the trace, lock-handoff (runtime-lock\n"
+    "                       causality) and core-succession (hardware order on a core); default:\n"
+    "                       create_vp, send_from_to, send_of_type_to, send_of_type, singleton,\n"
+    "                       singleton-end. A '-' in a name stands for a space.\n"
+    "  --same-core-arcs     also draw constraint arcs between units on one core\n"
+    "  --overhead MODE      total (default): one grey region; detail: assigner + switch,\n"
+    "                       communication, lock wait, constraint update / create, each its colour\n"
+    "  --miss-range MIN,MAX misses per instruction drawn as pure blue and pure red (default: the\n"
+    "                       lowest and highest of the drawn units)\n";
+
+// parse_time reads a --from/--to value: clock ticks, or a number with s, ms, us or ns.
+std::optional<std::uint64_t> parse_time(const std::string& text, double clock_hz) {
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(number >= 0) || !std::isfinite(number)) return std::nullopt;
+  const std::string suffix = end;
+  double seconds_per = 0;
+  if (suffix.empty()) return static_cast<std::uint64_t>(number);
+  if (suffix == "s") seconds_per = 1;
+  else if (suffix == "ms") seconds_per = 1e-3;
+  else if (suffix == "us") seconds_per = 1e-6;
+  else if (suffix == "ns") seconds_per = 1e-9;
+  else return std::nullopt;
+  return static_cast<std::uint64_t>(number * seconds_per * clock_hz);
+}
 
 std::vector<std::string> split_list(std::string_view text) {
   std::vector<std::string> parts;
@@ -138,7 +171,7 @@ std::vector<std::string> split_list(std::string_view text) {
 }
 
 int scg(const std::vector<std::string_view>& args) {
-  std::string path, output, format = "svg";
+  std::string path, output, format = "svg", same_scale_as, from_text, to_text;
   moirai::visualize::ScgOptions options;
   const auto bad = [](const std::string& message) { return bad_input("scg: " + message, kScgUsage); };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -174,9 +207,36 @@ int scg(const std::vector<std::string_view>& args) {
       }
     } else if (arg == "--arcs") {
       if (!value(text)) return bad("--arcs needs a list");
-      for (const std::string& kind : split_list(text)) options.arc_kinds.insert(kind);
+      for (std::string kind : split_list(text)) {
+        std::replace(kind.begin(), kind.end(), '-', ' ');
+        if (kind.empty()) return bad("--arcs " + text + ": an empty kind");
+        options.arc_kinds.insert(kind);
+      }
     } else if (arg == "--same-core-arcs") {
       options.same_core_arcs = true;
+    } else if (arg == "--same-scale-as") {
+      if (!value(same_scale_as)) return bad("--same-scale-as needs a trace file");
+    } else if (arg == "--from") {
+      if (!value(from_text)) return bad("--from needs a time");
+    } else if (arg == "--to") {
+      if (!value(to_text)) return bad("--to needs a time");
+    } else if (arg == "--overhead") {
+      if (!value(text)) return bad("--overhead needs total or detail");
+      if (text != "total" && text != "detail") return bad("--overhead " + text + ": not one of total, detail");
+      options.overhead_detail = text == "detail";
+    } else if (arg == "--miss-range") {
+      if (!value(text)) return bad("--miss-range needs MIN,MAX");
+      const std::vector<std::string> bounds = split_list(text);
+      char* end_min = nullptr;
+      char* end_max = nullptr;
+      const double min = bounds.size() == 2 ? std::strtod(bounds[0].c_str(), &end_min) : 0;
+      const double max = bounds.size() == 2 ? std::strtod(bounds[1].c_str(), &end_max) : 0;
+      if (bounds.size() != 2 || end_min == bounds[0].c_str() || *end_min != '\0' || end_max == bounds[1].c_str() ||
+          *end_max != '\0' || !(min >= 0) || !(max > min)) {
+        return bad("--miss-range " + text + ": must be MIN,MAX with 0 <= MIN < MAX");
+      }
+      options.miss_min = min;
+      options.miss_max = max;
     } else if (arg.starts_with("-")) {
       return bad("unknown option '" + std::string(arg) + "'");
     } else if (!path.empty()) {
@@ -187,9 +247,23 @@ int scg(const std::vector<std::string_view>& args) {
   }
   if (path.empty()) return bad("no trace file given");
   if (output.empty()) return bad("no output file given (-o FILE)");
+  if (!same_scale_as.empty() && options.cycles_per_point > 0) return bad("--scale and --same-scale-as exclude each other");
+  std::string reading = path;
   try {
     const moirai::trace::Trace trace = moirai::trace::read_trace(path);
     if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+    if (!same_scale_as.empty()) {
+      reading = same_scale_as;
+      const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
+      reading = path;
+      // The other graph's ticks per point, as seconds per point, in this trace's ticks.
+      options.cycles_per_point = moirai::visualize::fit_cycles_per_point(other) / other.clock_hz * trace.clock_hz;
+    }
+    for (auto [flag, text, into] : {std::tuple{"--from", &from_text, &options.from}, std::tuple{"--to", &to_text, &options.to}}) {
+      if (text->empty()) continue;
+      *into = parse_time(*text, trace.clock_hz);
+      if (!*into) return bad(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
+    }
     const moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
     moirai::visualize::render_scg(layout, trace, format, output);
     std::cout << output << ": " << layout.blocks.size() << " blocks on " << layout.cores.size()
@@ -197,7 +271,7 @@ int scg(const std::vector<std::string_view>& args) {
               << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "") << '\n';
     return 0;
   } catch (const moirai::trace::TraceError& error) {
-    std::cerr << "moirai: error: " << path << ": " << error.what() << '\n';
+    std::cerr << "moirai: error: " << reading << ": " << error.what() << '\n';
     return 2;
   } catch (const std::invalid_argument& error) {
     return bad(error.what());
