@@ -20,6 +20,9 @@ constexpr double kTooBigUnitsPerCore = 2.0;  // fewer units per core than this: 
 constexpr double kLockShare = 0.30;          // lock wait above 30% of overhead: contention
 constexpr double kStarvationIdle = 0.02;     // other cores idle over 2% of the run for creations
 constexpr double kIdleCause = 0.10;          // one cause holding cores idle over 10% of the run
+constexpr double kBandCores = 0.25;          // an idle band: a quarter of the cores (2 at least)
+constexpr double kBandLength = 0.02;         //   idle together mid-run for 2% of the run or more
+constexpr double kSingletonLate = 0.02;      // a singleton body delayed over 2% of the run
 
 std::string fixed(double value, int digits = 1) { return detail::fixed(value, digits); }
 std::string json(const std::string& text) { return detail::json_string(text); }
@@ -35,21 +38,16 @@ std::string cores_text(const std::vector<std::uint32_t>& cores) {
 Report build_report(const trace::Trace& trace) {
   Report report;
   report.summary = summarize(trace);
-  std::uint64_t first = UINT64_MAX, last = 0;
   std::unordered_map<std::uint64_t, const trace::Unit*> unit_by_id;
   std::map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
   for (const trace::Unit& unit : trace.units) {
-    first = std::min(first, unit.record.assign);
-    last = std::max(last, unit.record.handler_end);
     unit_by_id[unit.record.unit] = &unit;
     per_core[unit.core].push_back(&unit);
   }
-  for (const trace::Span& idle : trace.idle) {
-    first = std::min(first, idle.begin);
-    last = std::max(last, idle.end);
-  }
-  if (first == UINT64_MAX) return report;
-  report.makespan = last - first;
+  if (trace.units.empty() && trace.idle.empty()) return report;
+  const RunSpan span = run_span(trace);
+  const std::uint64_t first = span.first;
+  report.makespan = span.length();
   const double makespan = static_cast<double>(std::max<std::uint64_t>(report.makespan, 1));
   const auto ms = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) * 1e3 / trace.clock_hz, 3) + " ms"; };
   const auto at = [&](std::uint64_t tick) { return ms(tick - first); };
@@ -66,6 +64,7 @@ Report build_report(const trace::Trace& trace) {
     std::sort(units.begin(), units.end(), [](auto* a, auto* b) { return a->record.assign < b->record.assign; });
   }
   std::map<std::uint32_t, std::uint64_t> tail;  // idle at the end, per core
+  std::vector<std::pair<std::string, std::string>> cause_key_of_span;
   for (const trace::Span& idle : trace.idle) {
     const auto& units = per_core[idle.core];
     const auto next = std::find_if(units.begin(), units.end(), [&](auto* u) { return u->record.assign >= idle.end; });
@@ -82,6 +81,7 @@ Report build_report(const trace::Trace& trace) {
     } else {
       tail[idle.core] += idle.end - idle.begin;
     }
+    cause_key_of_span.emplace_back(construct, site);
     IdleCause& cause = causes[{construct, site}];
     cause.construct = construct;
     cause.site = site;
@@ -100,6 +100,11 @@ Report build_report(const trace::Trace& trace) {
     work += w;
     overhead += (r.begin - r.assign) + (r.handler_end - r.end);
     lock += r.locked - r.end;
+    report.overhead.decision += r.begin - r.assign;
+    report.overhead.lock_wait += r.locked - r.end;
+    report.overhead.communication += r.handler - r.locked;
+    (trace.construct_name(r.ended_by) == "create_vp" ? report.overhead.create : report.overhead.constraint_update) +=
+        r.handler_end - r.handler;
     const std::size_t bucket = w == 0 ? 0 : static_cast<std::size_t>(std::log2(static_cast<double>(w)));
     if (report.unit_size_histogram.size() <= bucket) report.unit_size_histogram.resize(bucket + 1);
     ++report.unit_size_histogram[bucket];
@@ -121,6 +126,7 @@ Report build_report(const trace::Trace& trace) {
                                     " cores did under " + fixed(kUnusedCoreWork * 100, 0) +
                                     "% of the run in work: check how work is placed on cores (the paper's misplaced brace left 27 of 40 cores empty)",
                                 unused, 0, report.makespan, ""});
+    for (std::uint32_t core : unused) report.hints.back().lost += report.makespan - report.summary.cores[core].work;
   }
   // Creator starvation: a VP that creates runs other work between two of its creations on its
   // core, while other cores sit idle waiting for creations.
@@ -142,8 +148,7 @@ Report build_report(const trace::Trace& trace) {
             const trace::UnitRecord& between = units[j]->record;
             if (between.assign >= previous->second->record.handler_end && between.handler_end <= r.assign &&
                 between.vp != r.vp) {
-              report.hints.insert(report.hints.begin(),
-                                  Hint{"creator-starvation",
+              report.hints.push_back(Hint{"creator-starvation",
                                        "core " + std::to_string(core) + " ran unit " + std::to_string(between.unit) +
                                            " of another VP between two creations by VP " + std::to_string(r.vp) + " (" +
                                            at(between.assign) + " .. " + at(between.handler_end) +
@@ -151,6 +156,7 @@ Report build_report(const trace::Trace& trace) {
                                            " waiting for creations: create the first workers on other cores, or dedicate a core to the creator (paper 3.4.1)",
                                        {core}, between.assign - first, between.handler_end - first,
                                        trace.site_name(previous->second->record.site)});
+              report.hints.back().lost = waiting_for_creation;
               found = true;
               break;
             }
@@ -159,6 +165,104 @@ Report build_report(const trace::Trace& trace) {
         last_create[r.vp] = units[i];
       }
       if (found) break;
+    }
+  }
+  // Idle bands (3.4.2, 3.4.3): many cores idle at once in the middle of the run, between two
+  // waves of units; idle before a core's first unit or after its last is starvation or the tail.
+  {
+    const std::size_t band_cores = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(kBandCores * trace.core_count)));
+    std::vector<std::pair<std::uint64_t, int>> edges;  // (tick, +1 idle begins / -1 ends)
+    std::vector<std::size_t> mid_run;                   // idle spans inside their core's busy stretch
+    for (std::size_t i = 0; i < trace.idle.size(); ++i) {
+      const trace::Span& idle = trace.idle[i];
+      const auto& units = per_core[idle.core];
+      if (units.empty() || idle.begin < units.front()->record.assign || idle.end > units.back()->record.handler_end) continue;
+      mid_run.push_back(i);
+      edges.emplace_back(idle.begin, +1);
+      edges.emplace_back(idle.end, -1);
+    }
+    std::sort(edges.begin(), edges.end());  // at one tick, ends (-1) before begins (+1)
+    std::uint64_t best_begin = 0, best_end = 0, open_at = 0;
+    std::size_t bands = 0;
+    int count = 0;
+    for (const auto& [tick, step] : edges) {
+      const bool was = count >= static_cast<int>(band_cores);
+      count += step;
+      const bool is = count >= static_cast<int>(band_cores);
+      if (!was && is) open_at = tick;
+      if (was && !is && static_cast<double>(tick - open_at) >= kBandLength * makespan) {
+        ++bands;
+        if (tick - open_at > best_end - best_begin) best_begin = open_at, best_end = tick;
+      }
+    }
+    if (bands > 0) {
+      // The cores idle in the longest band, and the constraint that ended most of that idle time.
+      std::map<std::pair<std::string, std::string>, std::uint64_t> band_causes;
+      std::vector<std::uint32_t> band_core_list;
+      for (std::size_t i : mid_run) {
+        const trace::Span& idle = trace.idle[i];
+        const std::uint64_t overlap_begin = std::max(idle.begin, best_begin), overlap_end = std::min(idle.end, best_end);
+        if (overlap_begin >= overlap_end) continue;
+        band_causes[cause_key_of_span[i]] += overlap_end - overlap_begin;
+        if (std::find(band_core_list.begin(), band_core_list.end(), idle.core) == band_core_list.end()) band_core_list.push_back(idle.core);
+      }
+      std::sort(band_core_list.begin(), band_core_list.end());
+      const auto cause = std::max_element(band_causes.begin(), band_causes.end(),
+                                          [](const auto& a, const auto& b) { return a.second < b.second; });
+      const std::string by = cause == band_causes.end() ? std::string("?") : cause->first.first;
+      report.hints.push_back(Hint{"idle-band",
+                                  std::to_string(bands) + " idle band" + (bands > 1 ? "s" : "") + " between waves of units; the longest: " +
+                                      std::to_string(band_core_list.size()) + " cores idle together " + at(best_begin) + " .. " +
+                                      at(best_end) + " (" + fixed(100.0 * static_cast<double>(best_end - best_begin) / makespan) +
+                                      "% of the run), until a " + by +
+                                      " freed them: the next wave became ready late; make its units ready sooner (create them earlier or on a dedicated core), or choose a unit size whose waves fill the cores (paper 3.4.2, 3.4.3)",
+                                  band_core_list, best_begin - first, best_end - first,
+                                  cause == band_causes.end() ? std::string() : cause->first.second});
+      for (const auto& [key, ticks] : band_causes) report.hints.back().lost += ticks;
+    }
+  }
+  // A singleton whose body ran late (3.4.6): the VP granted the singleton waited on its core
+  // behind other work while the VPs that reached the singleton after it waited for its end.
+  {
+    std::unordered_map<std::uint64_t, std::vector<const trace::ConstraintRecord*>> ends_by_body;
+    for (const trace::ConstraintRecord& c : trace.constraints) {
+      if (trace.construct_name(c.construct) == "singleton end") ends_by_body[c.from].push_back(&c);
+    }
+    const trace::ConstraintRecord* worst = nullptr;
+    std::uint64_t worst_delay = 0;
+    for (const trace::ConstraintRecord& c : trace.constraints) {
+      if (trace.construct_name(c.construct) != "singleton") continue;
+      auto body = unit_by_id.find(c.to);
+      if (body == unit_by_id.end() || body->second->record.begin <= c.time || !ends_by_body.count(c.to)) continue;
+      const std::uint64_t delay = body->second->record.begin - c.time;
+      if (delay > worst_delay) worst = &c, worst_delay = delay;
+    }
+    if (worst != nullptr && static_cast<double>(worst_delay) > kSingletonLate * makespan) {
+      const trace::Unit& body = *unit_by_id.at(worst->to);
+      std::size_t others = 0;  // units of other VPs that ran first on the body's core
+      for (const trace::Unit* unit : per_core[body.core]) {
+        if (unit->record.vp != body.record.vp && unit->record.begin >= worst->time && unit->record.begin < body.record.begin) ++others;
+      }
+      std::vector<std::uint32_t> waiting_cores;
+      for (const trace::ConstraintRecord* end : ends_by_body.at(worst->to)) {
+        auto waiter = unit_by_id.find(end->to);
+        if (waiter == unit_by_id.end()) continue;
+        if (std::find(waiting_cores.begin(), waiting_cores.end(), waiter->second->core) == waiting_cores.end()) {
+          waiting_cores.push_back(waiter->second->core);
+        }
+      }
+      std::sort(waiting_cores.begin(), waiting_cores.end());
+      auto from = unit_by_id.find(worst->from);
+      report.hints.push_back(Hint{"singleton-late",
+                                  "the singleton was granted at " + at(worst->time) + " but its body (unit " +
+                                      std::to_string(body.record.unit) + ") ran only at " + at(body.record.begin) + " on core " +
+                                      std::to_string(body.core) + ", after " + std::to_string(others) +
+                                      " units of other VPs there; " + std::to_string(ends_by_body.at(worst->to).size()) +
+                                      " units on cores " + cores_text(waiting_cores) +
+                                      " waited for its end: a runtime fluke the application can only soften by its unit size (paper 3.4.6)",
+                                  {body.core}, worst->time - first, body.record.begin - first,
+                                  from == unit_by_id.end() ? std::string() : trace.site_name(from->second->record.site)});
+      report.hints.back().lost = worst_delay * ends_by_body.at(worst->to).size();
     }
   }
   // The biggest cause of idle time, when it is big: the freeing side of that construct runs late.
@@ -171,6 +275,7 @@ Report build_report(const trace::Trace& trace) {
                                       "% of the run) until a " + cause.construct +
                                       " freed them: the unit on the other side of that construct ran late; look at where its VP is placed and what runs before it on that core",
                                   cause.cores, 0, report.makespan, cause.site});
+      report.hints.back().lost = cause.ticks;
     }
     break;  // only the biggest
   }
@@ -187,6 +292,7 @@ Report build_report(const trace::Trace& trace) {
                                 std::to_string(tail_cores.size()) + " cores idle at the end, up to " + ms(longest_tail) +
                                     ": too few units remain for the last wave; try a number of pieces that fills every core (paper 3.4.2)",
                                 tail_cores, report.makespan - longest_tail, report.makespan, ""});
+    for (std::uint32_t core : tail_cores) report.hints.back().lost += tail[core];
   }
   if (report.unit_size_verdict != "fine") {
     report.hints.push_back(Hint{"unit-size",
@@ -195,13 +301,17 @@ Report build_report(const trace::Trace& trace) {
                                     fixed(kTooSmall * 100, 0) + "% of work, or fewer than " + fixed(kTooBigUnitsPerCore, 0) +
                                     " units per core)",
                                 {}, 0, report.makespan, ""});
+    report.hints.back().lost = overhead;
   }
   if (overhead > 0 && static_cast<double>(lock) > kLockShare * static_cast<double>(overhead)) {
     report.hints.push_back(Hint{"lock-contention",
                                 "waiting for the runtime lock is " + fixed(100.0 * static_cast<double>(lock) / static_cast<double>(overhead)) +
                                     "% of the runtime overhead",
                                 {}, 0, report.makespan, ""});
+    report.hints.back().lost = lock;
   }
+  // The biggest loss first; equal losses keep the order above (the more specific pattern first).
+  std::stable_sort(report.hints.begin(), report.hints.end(), [](const Hint& a, const Hint& b) { return a.lost > b.lost; });
   return report;
 }
 
@@ -219,7 +329,10 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
     out << "  core " << k << ": " << pct(c.work) << " / " << pct(c.decision + c.communication + c.constraint_update)
         << " / " << pct(c.idle) << "  (" << c.units << " units)\n";
   }
+  const OverheadByKind& o = report.overhead;
   out << "\noverhead:  " << fixed(report.overhead_per_work * 100) << "% of work; unit size: " << report.unit_size_verdict << '\n'
+      << "  by kind: assigner + switch " << ms(o.decision) << ", communication " << ms(o.communication) << ", lock wait "
+      << ms(o.lock_wait) << ", constraint update " << ms(o.constraint_update) << ", create " << ms(o.create) << '\n'
       << "unit sizes (work, ticks): ";
   for (std::size_t k = 0; k < report.unit_size_histogram.size(); ++k) {
     if (report.unit_size_histogram[k]) out << "2^" << k << ":" << report.unit_size_histogram[k] << ' ';
@@ -233,7 +346,8 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   out << "\nhints:\n";
   if (report.hints.empty()) out << "  none: no known pattern of lost time in this run\n";
   for (const Hint& hint : report.hints) {
-    out << "  [" << hint.rule << "] " << hint.message << (hint.site.empty() ? "" : " (call site " + hint.site + ")") << '\n';
+    out << "  [" << hint.rule << "] " << hint.message << (hint.site.empty() ? "" : " (call site " + hint.site + ")")
+        << "; lost " << ms(hint.lost) << " of core time\n";
   }
 }
 
@@ -246,7 +360,11 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
     out << (k ? "," : "") << "{\"core\":" << k << ",\"work_s\":" << seconds(c.work)
         << ",\"overhead_s\":" << seconds(c.decision + c.communication + c.constraint_update) << ",\"idle_s\":" << seconds(c.idle) << "}";
   }
-  out << "],\"overhead_per_work\":" << fixed(report.overhead_per_work, 6) << ",\"unit_size\":" << json(report.unit_size_verdict)
+  const OverheadByKind& o = report.overhead;
+  out << "],\"overhead_per_work\":" << fixed(report.overhead_per_work, 6) << ",\"overhead_s\":{\"decision\":" << seconds(o.decision)
+      << ",\"communication\":" << seconds(o.communication) << ",\"lock_wait\":" << seconds(o.lock_wait)
+      << ",\"constraint_update\":" << seconds(o.constraint_update) << ",\"create\":" << seconds(o.create)
+      << "},\"unit_size\":" << json(report.unit_size_verdict)
       << ",\"idle_causes\":[";
   for (std::size_t i = 0; i < report.idle_causes.size(); ++i) {
     const IdleCause& c = report.idle_causes[i];
@@ -257,7 +375,7 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
   for (std::size_t i = 0; i < report.hints.size(); ++i) {
     const Hint& h = report.hints[i];
     out << (i ? "," : "") << "{\"rule\":" << json(h.rule) << ",\"message\":" << json(h.message) << ",\"cores\":[" << cores_text(h.cores)
-        << "],\"begin_s\":" << seconds(h.begin) << ",\"end_s\":" << seconds(h.end) << ",\"site\":" << json(h.site) << "}";
+        << "],\"begin_s\":" << seconds(h.begin) << ",\"end_s\":" << seconds(h.end) << ",\"site\":" << json(h.site) << ",\"lost_core_s\":" << seconds(h.lost) << "}";
   }
   out << "]}\n";
 }
