@@ -205,6 +205,27 @@ TEST(ScgOptions, LockHandoffAndCoreSuccessionArcsOnRequest) {
   EXPECT_THROW(visualize::layout_scg(trace, options), std::invalid_argument);
 }
 
+TEST(ScgOptions, APhaseIsAnArcFromItsBeginToItsEnd) {
+  TraceBuilder b(1);
+  b.site(1, "app.cpp", 1);
+  b.unit(0, 1, 1, 0, 1, 50, 60, kSendOfTypeTo, 1);
+  b.unit(0, 2, 1, 60, 61, 90, 100, kSendOfTypeTo, 1);
+  b.user_event(0, 1, "solve", 1, 20, true);
+  b.user_event(0, 1, "solve", 2, 80, false);
+  const std::string path = temp("phase") + ".mtrace";
+  b.write(path);
+  const trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  visualize::ScgOptions options;
+  options.cycles_per_point = 1;
+  const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
+  ASSERT_EQ(layout.arcs.size(), 1u);
+  EXPECT_EQ(layout.arcs[0].kind, visualize::kUserEventArc);
+  EXPECT_EQ(layout.arcs[0].note, "phase 'solve'");
+  EXPECT_DOUBLE_EQ(layout.arcs[0].from_y, 20.0);
+  EXPECT_DOUBLE_EQ(layout.arcs[0].to_y, 80.0);
+}
+
 TEST(ScgOptions, WorkIsColouredByMissesPerInstruction) {
   const trace::Trace trace = counted_trace("misses");
   visualize::ScgOptions options;

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -68,6 +69,15 @@ class TraceBuilder {
     append(core, &h, sizeof h);
   }
 
+  // user_event marks the begin (or end) of phase `name` inside `unit` at `time`.
+  void user_event(std::uint32_t core, std::uint32_t name_id, const std::string& name, std::uint64_t unit, std::uint64_t time,
+                  bool begin) {
+    if (event_names_.insert(name_id).second) define(trace::DefinitionType::user_event, name_id, 0, 0, name);
+    trace::UserEventRecord e{static_cast<std::uint16_t>(trace::RecordKind::user_event), static_cast<std::uint16_t>(begin ? 1 : 2),
+                             name_id, unit, time};
+    append(core, &e, sizeof e);
+  }
+
   // write writes the whole trace to `path`.
   void write(const std::string& path) {
     std::ofstream out(path, std::ios::binary);
@@ -116,6 +126,7 @@ class TraceBuilder {
 
   std::uint32_t cores_;
   std::vector<std::string> counters_;
+  std::set<std::uint32_t> event_names_;
   std::vector<std::vector<unsigned char>> events_;
   std::map<std::uint32_t, std::uint64_t> counts_;
   std::vector<unsigned char> definitions_;

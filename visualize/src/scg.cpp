@@ -19,8 +19,9 @@ namespace {
 
 // The paper's default SCG shows creation, direct and typed sends and singleton dependencies;
 // the receivers' crossing dependencies back to the senders are there on request.
-const std::set<std::string> kDefaultKinds = {"create_vp",  "send_from_to",  "send_of_type_to",
-                                             "send_of_type", "singleton", "singleton end"};
+const std::set<std::string> kDefaultKinds = {"create_vp",    "send_from_to", "send_of_type_to",
+                                             "send_of_type", "singleton",    "singleton end",
+                                             kUserEventArc};
 constexpr double kFitHeight = 1600;  // points, when no scale is given
 constexpr double kMinBlock = 1.0;    // points: smaller units merge with their neighbours
 constexpr double kArrow = 4.0;       // points: arrowhead length
@@ -108,7 +109,8 @@ std::string default_arc_color(const std::string& kind) {
       {"create_vp", "red"},           {"send_of_type_to", "green3"}, {"singleton", "orange"},
       {"singleton end", "orange"},    {"send_from_to", "blue"},      {"send_of_type", "purple"},
       {"receive_from_to", "skyblue"}, {"receive_of_type_to", "palegreen"},
-      {"receive_of_type", "plum"},    {kLockHandoffArc, "black"},    {kCoreSuccessionArc, "grey60"}};
+      {"receive_of_type", "plum"},    {kLockHandoffArc, "black"},    {kCoreSuccessionArc, "grey60"},
+      {kUserEventArc, "magenta"}};
   auto found = colors.find(kind);
   return found == colors.end() ? "gray40" : found->second;
 }
@@ -148,7 +150,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
                                   std::to_string(trace.core_count - 1) + ")");
     }
   }
-  std::set<std::string> known = {kLockHandoffArc, kCoreSuccessionArc};
+  std::set<std::string> known = {kLockHandoffArc, kCoreSuccessionArc, kUserEventArc};
   for (const std::string& name : trace.constructs) known.insert(name);
   for (const std::string& kind : options.arc_kinds) {
     if (!known.count(kind)) {
@@ -308,6 +310,31 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       if (releasing && waiting) layout.arcs.push_back(ScgArc{*releasing, *waiting, kLockHandoffArc, y, y});
     }
   }
+  // Application phases: from the point a phase began to the point it ended, in its VP's units.
+  if (kinds.count(kUserEventArc) && !trace.user_events.empty()) {
+    std::unordered_map<std::uint64_t, std::uint64_t> vp_of;  // unit -> VP
+    for (const trace::Unit& unit : trace.units) vp_of[unit.record.unit] = unit.record.vp;
+    std::map<std::pair<std::uint64_t, std::uint32_t>, std::vector<const trace::UserEventRecord*>> open;  // (VP, name)
+    std::vector<const trace::UserEventRecord*> events;
+    for (const auto& event : trace.user_events) events.push_back(&event.record);
+    std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->time < b->time; });
+    for (const trace::UserEventRecord* event : events) {
+      auto vp = vp_of.find(event->unit);
+      if (vp == vp_of.end()) continue;
+      auto& stack = open[{vp->second, event->name}];
+      if (event->phase == 1) {
+        stack.push_back(event);
+      } else if (!stack.empty()) {
+        const trace::UserEventRecord* begin = stack.back();
+        stack.pop_back();
+        auto from_block = block_of_unit.find(begin->unit), to_block = block_of_unit.find(event->unit);
+        if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;
+        layout.arcs.push_back(ScgArc{from_block->second, to_block->second, kUserEventArc, y_of(begin->time), y_of(event->time)});
+        auto name = trace.user_event_names.find(event->name);
+        layout.arcs.back().note = "phase '" + (name == trace.user_event_names.end() ? std::string("?") : name->second) + "'";
+      }
+    }
+  }
   if (kinds.count(kCoreSuccessionArc)) {
     for (std::uint32_t core : layout.cores) {
       for (std::size_t i = 1; i < column[core].size(); ++i) {
@@ -417,7 +444,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
     set(edge, "arrowsize", "0.4");
     set(edge, "penwidth", arc.kind == kCoreSuccessionArc ? "0.4" : "0.8");
     set(edge, "class", "scgarc " + arc.kind);
-    set(edge, "tooltip", arc.kind);
+    set(edge, "tooltip", arc.note.empty() ? arc.kind : arc.kind + ": " + arc.note);
   }
   // Column heads and a time axis, counted from the run's start.
   for (std::uint32_t core : layout.cores) {

@@ -15,6 +15,8 @@ namespace moirai::visualize {
 // Arc kinds that are not constructs: runtime-internal and hardware causality.
 inline constexpr const char* kLockHandoffArc = "lock handoff";
 inline constexpr const char* kCoreSuccessionArc = "core succession";
+// kUserEventArc joins the begin and the end of an application phase (ctx.phase_begin/end).
+inline constexpr const char* kUserEventArc = "user event";
 
 // ScgOptions chooses scale, zoom, colouring and which arcs to draw.
 struct ScgOptions {
@@ -49,6 +51,7 @@ struct ScgArc {
   std::size_t from = 0, to = 0;  // indexes into ScgLayout::blocks
   std::string kind;
   double from_y = 0, to_y = 0;   // points from the top
+  std::string note{};            // shown on hover besides the kind (a phase's name)
 };
 
 // ScgLayout is the SCG with every position fixed, before drawing.
