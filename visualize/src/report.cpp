@@ -33,6 +33,59 @@ std::string cores_text(const std::vector<std::uint32_t>& cores) {
   return text;
 }
 
+// IdleArea answers "how many core-ticks were idle between two times" in O(log n), over all
+// cores and per core, from the idle spans' step functions.
+class IdleArea {
+ public:
+  explicit IdleArea(const trace::Trace& trace) : per_core_(trace.core_count) {
+    std::vector<std::vector<std::pair<std::uint64_t, int>>> edges(trace.core_count);
+    std::vector<std::pair<std::uint64_t, int>> all;
+    for (const trace::Span& idle : trace.idle) {
+      if (idle.core >= trace.core_count) continue;
+      edges[idle.core].emplace_back(idle.begin, +1);
+      edges[idle.core].emplace_back(idle.end, -1);
+      all.emplace_back(idle.begin, +1);
+      all.emplace_back(idle.end, -1);
+    }
+    all_ = Steps(std::move(all));
+    for (std::size_t core = 0; core < edges.size(); ++core) per_core_[core] = Steps(std::move(edges[core]));
+  }
+  // others is the idle core-ticks in [begin, end) on every core but `core`.
+  std::uint64_t others(std::uint32_t core, std::uint64_t begin, std::uint64_t end) const {
+    if (end <= begin) return 0;
+    return all_.area(begin, end) - per_core_[core].area(begin, end);
+  }
+
+ private:
+  // Steps is a count of idle cores over time and its running integral.
+  struct Steps {
+    std::vector<std::uint64_t> time, area_before;
+    std::vector<std::int64_t> count;
+    Steps() = default;
+    explicit Steps(std::vector<std::pair<std::uint64_t, int>> edges) {
+      std::sort(edges.begin(), edges.end());
+      std::int64_t level = 0;
+      std::uint64_t area = 0;
+      for (const auto& [tick, step] : edges) {
+        if (!time.empty()) area += static_cast<std::uint64_t>(level) * (tick - time.back());
+        level += step;
+        time.push_back(tick);
+        area_before.push_back(area);
+        count.push_back(level);
+      }
+    }
+    std::uint64_t integral(std::uint64_t t) const {  // idle core-ticks before t
+      auto after = std::upper_bound(time.begin(), time.end(), t);
+      if (after == time.begin()) return 0;
+      const std::size_t k = static_cast<std::size_t>(after - time.begin()) - 1;
+      return area_before[k] + static_cast<std::uint64_t>(count[k]) * (t - time[k]);
+    }
+    std::uint64_t area(std::uint64_t begin, std::uint64_t end) const { return integral(end) - integral(begin); }
+  };
+  Steps all_;
+  std::vector<Steps> per_core_;
+};
+
 }  // namespace
 
 Report build_report(const trace::Trace& trace) {
@@ -128,43 +181,48 @@ Report build_report(const trace::Trace& trace) {
                                 unused, 0, report.makespan, ""});
     for (std::uint32_t core : unused) report.hints.back().lost += report.makespan - report.summary.cores[core].work;
   }
-  // Creator starvation: a VP that creates runs other work between two of its creations on its
-  // core, while other cores sit idle waiting for creations.
-  std::uint64_t waiting_for_creation = 0;
-  for (const IdleCause& cause : report.idle_causes) {
-    if (cause.construct == "create_vp") waiting_for_creation += cause.ticks;
-  }
-  if (static_cast<double>(waiting_for_creation) > kStarvationIdle * makespan) {
+  // Creator starvation (3.4.1): the core of a creating VP runs other VPs' units between two of
+  // its creations while other cores sit idle, waiting for work the creator has not made yet.
+  {
+    const IdleArea idle_area(trace);
+    std::uint64_t lost = 0, instances = 0, worst_idle = 0;
+    const trace::UnitRecord* first_between = nullptr;  // of the instance that idled other cores most
+    const trace::UnitRecord* first_create = nullptr;
+    std::uint32_t first_core = 0;
     for (auto& [core, units] : per_core) {
-      std::unordered_map<std::uint64_t, const trace::Unit*> last_create;  // by VP
-      bool found = false;
-      for (std::size_t i = 0; i < units.size() && !found; ++i) {
+      std::unordered_map<std::uint64_t, std::size_t> last_create;  // VP -> index of its last creation here
+      for (std::size_t i = 0; i < units.size(); ++i) {
         const trace::UnitRecord& r = units[i]->record;
         if (trace.construct_name(r.ended_by) != "create_vp") continue;
         auto previous = last_create.find(r.vp);
-        if (previous != last_create.end()) {
-          // Work of another VP ran on this core between two creations of this VP.
-          for (std::size_t j = 0; j < i; ++j) {
-            const trace::UnitRecord& between = units[j]->record;
-            if (between.assign >= previous->second->record.handler_end && between.handler_end <= r.assign &&
-                between.vp != r.vp) {
-              report.hints.push_back(Hint{"creator-starvation",
-                                       "core " + std::to_string(core) + " ran unit " + std::to_string(between.unit) +
-                                           " of another VP between two creations by VP " + std::to_string(r.vp) + " (" +
-                                           at(between.assign) + " .. " + at(between.handler_end) +
-                                           "), while other cores idled " + ms(waiting_for_creation) +
-                                           " waiting for creations: create the first workers on other cores, or dedicate a core to the creator (paper 3.4.1)",
-                                       {core}, between.assign - first, between.handler_end - first,
-                                       trace.site_name(previous->second->record.site)});
-              report.hints.back().lost = waiting_for_creation;
-              found = true;
-              break;
+        if (previous != last_create.end() && previous->second + 1 < i) {
+          const trace::UnitRecord& from = units[previous->second]->record;
+          const std::uint64_t others_idle = idle_area.others(core, from.handler_end, r.assign);
+          if (others_idle > 0) {
+            ++instances;
+            lost += others_idle;
+            if (others_idle > worst_idle) {
+              worst_idle = others_idle;
+              first_between = &units[previous->second + 1]->record;
+              first_create = &from;
+              first_core = core;
             }
           }
         }
-        last_create[r.vp] = units[i];
+        last_create[r.vp] = i;
       }
-      if (found) break;
+    }
+    if (first_between != nullptr && static_cast<double>(lost) > kStarvationIdle * makespan) {
+      report.hints.push_back(Hint{"creator-starvation",
+                                  "core " + std::to_string(first_core) + " ran unit " + std::to_string(first_between->unit) +
+                                      " of another VP between two creations by VP " + std::to_string(first_create->vp) + " (" +
+                                      at(first_between->assign) + " .. " + at(first_between->handler_end) + "), " +
+                                      std::to_string(instances) + " time" + (instances > 1 ? "s" : "") +
+                                      " in all, while other cores idled " + ms(lost) +
+                                      " waiting for creations: create the first workers on other cores, or dedicate a core to the creator (paper 3.4.1)",
+                                  {first_core}, first_between->assign - first, first_between->handler_end - first,
+                                  trace.site_name(first_create->site)});
+      report.hints.back().lost = lost;
     }
   }
   // Idle bands (3.4.2, 3.4.3): many cores idle at once in the middle of the run, between two
@@ -310,8 +368,12 @@ Report build_report(const trace::Trace& trace) {
                                 {}, 0, report.makespan, ""});
     report.hints.back().lost = lock;
   }
-  // The biggest loss first; equal losses keep the order above (the more specific pattern first).
-  std::stable_sort(report.hints.begin(), report.hints.end(), [](const Hint& a, const Hint& b) { return a.lost > b.lost; });
+  // Named patterns before the generic idle-cause hint (which often shows the same loss from the
+  // waiting side), each group by the core time it cost.
+  std::stable_sort(report.hints.begin(), report.hints.end(), [](const Hint& a, const Hint& b) {
+    const bool generic_a = a.rule == "idle-cause", generic_b = b.rule == "idle-cause";
+    return generic_a != generic_b ? generic_b : a.lost > b.lost;
+  });
   return report;
 }
 
