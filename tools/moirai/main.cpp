@@ -6,6 +6,7 @@
 #include <cstring>
 #include <iostream>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <tuple>
@@ -15,6 +16,7 @@
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
+#include "moirai/visualize/ucc.h"
 
 namespace {
 
@@ -27,6 +29,8 @@ constexpr const char* kHelp =
     "  stats TRACE [--json]   cores, VPs, units, constraints by kind, per-core time by\n"
     "                         life-line segment, counters, recording cost and integrity\n"
     "  scg TRACE -o FILE      the Scheduling Consequence Graph as SVG (or PNG, DOT)\n"
+    "  ucc TRACE -o FILE      the Unit & Constraint Collection: the parallelism the program\n"
+    "                         allows, as SVG (or PNG, DOT)\n"
     "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
@@ -170,6 +174,46 @@ std::vector<std::string> split_list(std::string_view text) {
   return parts;
 }
 
+// drawing is the end `scg` and `ucc` share: check that a trace and an output were given, read
+// the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
+template <class Draw>
+int drawing(const std::string& name, const std::string& path, const std::string& output, const char* usage, Draw draw) {
+  const auto bad = [&](const std::string& message) { return bad_input(name + ": " + message, usage); };
+  if (path.empty()) return bad("no trace file given");
+  if (output.empty()) return bad("no output file given (-o FILE)");
+  try {
+    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
+    if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+    draw(trace);
+    return 0;
+  } catch (const moirai::trace::TraceError& error) {
+    std::cerr << "moirai: error: " << path << ": " << error.what() << '\n';
+    return 2;
+  } catch (const std::invalid_argument& error) {
+    return bad(error.what());
+  } catch (const std::runtime_error& error) {
+    std::cerr << "moirai: error: " << name << ": " << error.what() << '\n';
+    return 1;
+  }
+}
+
+// output_option handles the -o and -T options `scg` and `ucc` share; it returns false when
+// `arg` is neither, and sets `error` when the option is malformed.
+bool output_option(const std::vector<std::string_view>& args, std::size_t& i, std::string& output,
+                   std::string& format, std::string& error) {
+  const std::string_view arg = args[i];
+  if (arg != "-o" && arg != "-T") return false;
+  if (i + 1 >= args.size()) {
+    error = arg == "-o" ? "-o needs a file" : "-T needs a format";
+    return true;
+  }
+  (arg == "-o" ? output : format) = args[++i];
+  if (arg == "-T" && format != "svg" && format != "png" && format != "dot") {
+    error = "-T " + format + ": not one of svg, png, dot";
+  }
+  return true;
+}
+
 int scg(const std::vector<std::string_view>& args) {
   std::string path, output, format = "svg", same_scale_as, from_text, to_text;
   moirai::visualize::ScgOptions options;
@@ -185,11 +229,8 @@ int scg(const std::vector<std::string_view>& args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kScgUsage << kScgHelp;
       return 0;
-    } else if (arg == "-o") {
-      if (!value(output)) return bad("-o needs a file");
-    } else if (arg == "-T") {
-      if (!value(format)) return bad("-T needs a format");
-      if (format != "svg" && format != "png" && format != "dot") return bad("-T " + format + ": not one of svg, png, dot");
+    } else if (output_option(args, i, output, format, text)) {
+      if (!text.empty()) return bad(text);
     } else if (arg == "--scale") {
       if (!value(text)) return bad("--scale needs a number");
       char* end = nullptr;
@@ -245,40 +286,79 @@ int scg(const std::vector<std::string_view>& args) {
       path = arg;
     }
   }
-  if (path.empty()) return bad("no trace file given");
-  if (output.empty()) return bad("no output file given (-o FILE)");
   if (!same_scale_as.empty() && options.cycles_per_point > 0) return bad("--scale and --same-scale-as exclude each other");
-  std::string reading = path;
-  try {
-    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
-    if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+  return drawing("scg", path, output, kScgUsage, [&](const moirai::trace::Trace& trace) {
     if (!same_scale_as.empty()) {
-      reading = same_scale_as;
-      const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
-      reading = path;
-      // The other graph's ticks per point, as seconds per point, in this trace's ticks.
-      options.cycles_per_point = moirai::visualize::fit_cycles_per_point(other) / other.clock_hz * trace.clock_hz;
+      try {
+        const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
+        // The other graph's ticks per point, as seconds per point, in this trace's ticks.
+        options.cycles_per_point = moirai::visualize::fit_cycles_per_point(other) / other.clock_hz * trace.clock_hz;
+      } catch (const moirai::trace::TraceError& error) {
+        throw std::invalid_argument("--same-scale-as " + same_scale_as + ": " + error.what());
+      }
     }
     for (auto [flag, text, into] : {std::tuple{"--from", &from_text, &options.from}, std::tuple{"--to", &to_text, &options.to}}) {
       if (text->empty()) continue;
       *into = parse_time(*text, trace.clock_hz);
-      if (!*into) return bad(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
+      if (!*into) throw std::invalid_argument(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
     }
     const moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
     moirai::visualize::render_scg(layout, trace, format, output);
     std::cout << output << ": " << layout.blocks.size() << " blocks on " << layout.cores.size()
               << " cores, " << layout.arcs.size() << " arcs"
               << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "") << '\n';
-    return 0;
-  } catch (const moirai::trace::TraceError& error) {
-    std::cerr << "moirai: error: " << reading << ": " << error.what() << '\n';
-    return 2;
-  } catch (const std::invalid_argument& error) {
-    return bad(error.what());
-  } catch (const std::runtime_error& error) {
-    std::cerr << "moirai: error: scg: " << error.what() << '\n';
-    return 1;
+  });
+}
+
+constexpr const char* kUccUsage = "usage: moirai ucc TRACE -o FILE [--weighted] [-T svg|png|dot]\n";
+
+constexpr const char* kUccHelp =
+    "\nDraws the Unit & Constraint Collection (paper sections 3.3.1 and 5.4.1): the constraints the\n"
+    "program placed on its units, without the runtime's and the hardware's choices. Units go from\n"
+    "top to bottom by their depth in the program's dependencies (a unit sits just below the\n"
+    "deepest unit constraining it); simple constraints are lines coloured by construct, a VP's\n"
+    "consecutive units are joined by a dashed line, and each complex constraint (a typed-send\n"
+    "group, a singleton) is a diamond with lines in from the units whose calls affect it and out\n"
+    "to the units it constrains. The critical path has a red rim; the legend gives the\n"
+    "parallelism (total work / critical-path work). A row shows 48 units, the rest of it merged.\n\n"
+    "  -o FILE       output file (required)\n"
+    "  -T FORMAT     svg (default), png or dot\n"
+    "  --weighted    boxes as tall as the unit's instructions (its cycles of work when the trace\n"
+    "                has no instruction counter; the legend says which), placed by the weight\n"
+    "                of the heaviest chain above them\n";
+
+int ucc(const std::vector<std::string_view>& args) {
+  std::string path, output, format = "svg";
+  moirai::visualize::UccOptions options;
+  const auto bad = [](const std::string& message) { return bad_input("ucc: " + message, kUccUsage); };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    std::string error;
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUccUsage << kUccHelp;
+      return 0;
+    } else if (output_option(args, i, output, format, error)) {
+      if (!error.empty()) return bad(error);
+    } else if (arg == "--weighted") {
+      options.weighted = true;
+    } else if (arg.starts_with("-")) {
+      return bad("unknown option '" + std::string(arg) + "'");
+    } else if (!path.empty()) {
+      return bad("one trace at a time ('" + path + "' and '" + std::string(arg) + "')");
+    } else {
+      path = arg;
+    }
   }
+  return drawing("ucc", path, output, kUccUsage, [&](const moirai::trace::Trace& trace) {
+    const moirai::visualize::UccLayout layout = moirai::visualize::layout_ucc(trace, options);
+    moirai::visualize::render_ucc(layout, format, output);
+    std::cout << output << ": " << trace.units.size() << " units, " << layout.nodes.size() << " nodes, "
+              << layout.arcs.size() << " arcs, parallelism " << layout.parallelism
+              << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "")
+              << (layout.merged_units ? " (" + std::to_string(layout.merged_units) + " units merged into row nodes)" : "")
+              << (layout.omitted_units ? " (" + std::to_string(layout.omitted_units) + " units too deep to draw)" : "")
+              << '\n';
+  });
 }
 
 }  // namespace
@@ -295,5 +375,6 @@ int main(int argc, char** argv) {
   if (command == "stats") return trace_command("stats", args, kStatsHelp, print_stats);
   if (command == "report") return trace_command("report", args, kReportHelp, print_report);
   if (command == "scg") return scg(args);
+  if (command == "ucc") return ucc(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }

@@ -1,5 +1,7 @@
 #include "moirai/visualize/report.h"
 
+#include "moirai/visualize/unit_graph.h"
+
 #include "text_format.h"
 
 #include <algorithm>
@@ -368,6 +370,16 @@ Report build_report(const trace::Trace& trace) {
                                 {}, 0, report.makespan, ""});
     report.hints.back().lost = lock;
   }
+  // Critical path: how short the run could be on unlimited cores, and what it is made of.
+  {
+    const CriticalPath path = critical_path(build_unit_graph(trace), trace);
+    report.critical_path_work = path.work;
+    report.critical_path_cycles = path.cycles;
+    report.critical_path_units = path.nodes.size();
+    report.critical_path_share = static_cast<double>(path.work) / makespan;
+    report.parallelism = path.parallelism;
+    report.critical_path_arcs = path.arcs_by_kind;
+  }
   // Named patterns before the generic idle-cause hint (which often shows the same loss from the
   // waiting side), each group by the core time it cost.
   std::stable_sort(report.hints.begin(), report.hints.end(), [](const Hint& a, const Hint& b) {
@@ -399,6 +411,12 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   for (std::size_t k = 0; k < report.unit_size_histogram.size(); ++k) {
     if (report.unit_size_histogram[k]) out << "2^" << k << ":" << report.unit_size_histogram[k] << ' ';
   }
+  out << "\n\ncritical path: " << ms(report.critical_path_work) << " of work (" << pct(report.critical_path_work)
+      << " of the makespan), " << ms(report.critical_path_cycles) << " with overhead, " << report.critical_path_units
+      << " units; parallelism " << fixed(report.parallelism, 2) << " (total work / critical-path work)\n"
+      << "  its arcs:";
+  if (report.critical_path_arcs.empty()) out << " none";
+  for (const auto& [kind, count] : report.critical_path_arcs) out << ' ' << kind << ": " << count;
   out << "\n\nidle time by cause (the constraint whose satisfaction ended it):\n";
   if (report.idle_causes.empty()) out << "  none\n";
   for (const IdleCause& cause : report.idle_causes) {
@@ -427,6 +445,14 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
       << ",\"communication\":" << seconds(o.communication) << ",\"lock_wait\":" << seconds(o.lock_wait)
       << ",\"constraint_update\":" << seconds(o.constraint_update) << ",\"create\":" << seconds(o.create)
       << "},\"unit_size\":" << json(report.unit_size_verdict)
+      << ",\"critical_path\":{\"work_s\":" << seconds(report.critical_path_work)
+      << ",\"cycles_s\":" << seconds(report.critical_path_cycles) << ",\"units\":" << report.critical_path_units
+      << ",\"share_of_makespan\":" << fixed(report.critical_path_share, 6) << ",\"parallelism\":" << fixed(report.parallelism, 6)
+      << ",\"arcs\":{";
+  for (auto kind = report.critical_path_arcs.begin(); kind != report.critical_path_arcs.end(); ++kind) {
+    out << (kind == report.critical_path_arcs.begin() ? "" : ",") << json(kind->first) << ":" << kind->second;
+  }
+  out << "}}"
       << ",\"idle_causes\":[";
   for (std::size_t i = 0; i < report.idle_causes.size(); ++i) {
     const IdleCause& c = report.idle_causes[i];

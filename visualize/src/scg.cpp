@@ -1,7 +1,6 @@
 #include "moirai/visualize/scg.h"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
+#include "graphviz_render.h"
 
 #include <algorithm>
 #include <cctype>
@@ -349,18 +348,12 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
 
 void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::string& format,
                 const std::string& path) {
-  if (format != "svg" && format != "png" && format != "dot") {
-    throw std::runtime_error("unknown output format '" + format + "' (svg, png or dot)");
-  }
-  Agraph_t* graph = agopen(const_cast<char*>("scg"), Agdirected, nullptr);
-  auto set = [](void* object, const char* name, const std::string& value) {
-    agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
-  };
-  set(graph, "splines", "line");
+  detail::PinnedGraph pinned("scg");
+  Agraph_t* graph = pinned.graph();
+  const auto set = detail::set_attribute;
   set(graph, "outputorder", "nodesfirst");  // arcs cross the blocks, as in the paper
   set(graph, "label", layout.title);
   set(graph, "labelloc", "t");
-  set(graph, "fontname", "Helvetica");
   const bool tsc = trace.metadata.count("clock_source") && trace.metadata.at("clock_source") == "tsc";
   const std::string unit_word = tsc ? "cycles" : "ns";
   const auto work_color = [&](const ScgBlock& block) {
@@ -493,7 +486,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
   legend += "<tr><td colspan='2' align='left'>scale: " + fmt(layout.cycles_per_point, "%.4g") + " " + unit_word + " per point</td></tr></table>";
   Agnode_t* key = agnode(graph, const_cast<char*>("legend"), 1);
   set(key, "shape", "plaintext");
-  agsafeset(key, const_cast<char*>("label"), agstrdup_html(graph, const_cast<char*>(legend.c_str())), const_cast<char*>(""));
+  pinned.html_label(key, legend);
   // The legend is as wide as its longest line; its left edge sits a gap right of the last column.
   std::size_t longest = 0, line = 0;
   for (std::size_t i = 0; i < legend.size(); ++i) {
@@ -508,13 +501,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
   const double right = layout.cores.empty() ? 0 : layout.x_of(layout.cores.back()) + layout.column_width;
   set(key, "pos", fmt(right + 40 + 3.8 * static_cast<double>(longest)) + ",-100!");
 
-  GVC_t* context = gvContext();
-  int failed = gvLayout(context, graph, "nop2");
-  if (failed == 0) failed = gvRenderFilename(context, graph, format.c_str(), path.c_str());
-  gvFreeLayout(context, graph);
-  agclose(graph);
-  gvFreeContext(context);
-  if (failed != 0) throw std::runtime_error("Graphviz could not render " + path);
+  pinned.render(format, path);
 }
 
 }  // namespace moirai::visualize

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -52,6 +53,14 @@ struct Report {
   OverheadByKind overhead;
   std::string unit_size_verdict;  // "too small", "fine" or "too big" (StarSs-style)
   std::vector<Hint> hints;       // most important first; empty for a run with no problems
+
+  // The critical path (unit_graph.h): the heaviest chain of program dependencies by work.
+  std::uint64_t critical_path_work = 0;    // ticks of work on it
+  std::uint64_t critical_path_cycles = 0;  // work + overhead of its units
+  std::size_t critical_path_units = 0;
+  double critical_path_share = 0;          // critical-path work / makespan
+  double parallelism = 0;                  // total work / critical-path work
+  std::map<std::string, std::uint64_t> critical_path_arcs;  // its arcs by construct, and "same VP"
 };
 
 // build_report analyses a trace.
