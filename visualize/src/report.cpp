@@ -29,6 +29,20 @@ constexpr double kSingletonLate = 0.02;      // a singleton body delayed over 2%
 std::string fixed(double value, int digits = 1) { return detail::fixed(value, digits); }
 std::string json(const std::string& text) { return detail::json_string(text); }
 
+// core_ranges renders sorted core numbers for people: "0,3-7,9".
+std::string core_ranges(std::vector<std::uint32_t> cores) {
+  std::sort(cores.begin(), cores.end());
+  std::string text;
+  for (std::size_t i = 0; i < cores.size();) {
+    std::size_t j = i;
+    while (j + 1 < cores.size() && cores[j + 1] == cores[j] + 1) ++j;
+    text += (text.empty() ? "" : ",") + std::to_string(cores[i]) + (j > i ? "-" + std::to_string(cores[j]) : "");
+    i = j + 1;
+  }
+  return text;
+}
+
+// cores_text lists core numbers for JSON arrays.
 std::string cores_text(const std::vector<std::uint32_t>& cores) {
   std::string text;
   for (std::uint32_t core : cores) text += (text.empty() ? "" : ",") + std::to_string(core);
@@ -318,7 +332,7 @@ Report build_report(const trace::Trace& trace) {
                                       std::to_string(body.record.unit) + ") ran only at " + at(body.record.begin) + " on core " +
                                       std::to_string(body.core) + ", after " + std::to_string(others) +
                                       " units of other VPs there; " + std::to_string(ends_by_body.at(worst->to).size()) +
-                                      " units on cores " + cores_text(waiting_cores) +
+                                      " units on cores " + core_ranges(waiting_cores) +
                                       " waited for its end: a runtime fluke the application can only soften by its unit size (paper 3.4.6)",
                                   {body.core}, worst->time - first, body.record.begin - first,
                                   from == unit_by_id.end() ? std::string() : trace.site_name(from->second->record.site)});
@@ -330,9 +344,9 @@ Report build_report(const trace::Trace& trace) {
     if (cause.construct.rfind("nothing left", 0) == 0 || cause.construct == "no recorded constraint") continue;
     if (static_cast<double>(cause.ticks) > kIdleCause * makespan) {
       report.hints.push_back(Hint{"idle-cause",
-                                  "cores " + cores_text(cause.cores) + " sat idle " + ms(cause.ticks) + " (" +
-                                      fixed(100.0 * static_cast<double>(cause.ticks) / makespan) +
-                                      "% of the run) until a " + cause.construct +
+                                  "cores " + core_ranges(cause.cores) + " sat idle " + ms(cause.ticks) + " in all (" +
+                                      fixed(100.0 * static_cast<double>(cause.ticks) / (makespan * std::max<std::uint32_t>(trace.core_count, 1))) +
+                                      "% of the cores' time) until a " + cause.construct +
                                       " freed them: the unit on the other side of that construct ran late; look at where its VP is placed and what runs before it on that core",
                                   cause.cores, 0, report.makespan, cause.site});
       report.hints.back().lost = cause.ticks;
@@ -420,7 +434,7 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   out << "\n\nidle time by cause (the constraint whose satisfaction ended it):\n";
   if (report.idle_causes.empty()) out << "  none\n";
   for (const IdleCause& cause : report.idle_causes) {
-    out << "  " << ms(cause.ticks) << " in " << cause.periods << " periods on cores " << cores_text(cause.cores) << ": "
+    out << "  " << ms(cause.ticks) << " in " << cause.periods << " periods on cores " << core_ranges(cause.cores) << ": "
         << cause.construct << (cause.site.empty() ? "" : " at " + cause.site) << '\n';
   }
   out << "\nhints:\n";
