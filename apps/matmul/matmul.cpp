@@ -142,6 +142,19 @@ void validate(const MatmulConfig& config, std::size_t cores) {
     throw proto::ConfigError("matmul: " + std::to_string(config.pieces) + " pieces for " +
                              std::to_string(config.size) + " rows: more pieces than rows");
   }
+  if (!config.worker_cores.empty()) {
+    const std::size_t pieces = config.pieces != 0 ? config.pieces : default_pieces(cores, config.size);
+    if (config.worker_cores.size() != pieces) {
+      throw proto::ConfigError("matmul: " + std::to_string(config.worker_cores.size()) + " worker cores given for " +
+                               std::to_string(pieces) + " pieces");
+    }
+    for (CoreId core : config.worker_cores) {
+      if (core >= cores) {
+        throw proto::ConfigError("matmul: worker core " + std::to_string(core) + " does not exist on " +
+                                 std::to_string(cores) + " cores");
+      }
+    }
+  }
   if (config.results_core && *config.results_core >= cores) {
     throw proto::ConfigError("matmul: results core " + std::to_string(*config.results_core) +
                              " does not exist on " + std::to_string(cores) + " cores");
@@ -205,7 +218,8 @@ MatmulResult run_matmul(proto::Machine& machine, const MatmulConfig& config) {
       ctx.create_vp(
           [&problem, piece, collector](ssr::Context& c) { worker(c, problem, piece, collector); },
           {.name = "worker " + std::to_string(piece),
-           .core = worker_core(config.placement, piece, ctx.core_count())});
+           .core = config.worker_cores.empty() ? worker_core(config.placement, piece, ctx.core_count())
+                                               : config.worker_cores[piece]});
     }
     AllDone done = ctx.receive_from_to<AllDone>(collector);
     result.seconds = std::chrono::duration<double>(Clock::now() - start).count();

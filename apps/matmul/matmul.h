@@ -55,6 +55,9 @@ struct MatmulConfig {
   std::size_t pieces = 0;                 // row blocks, one worker VP each; 1..size, 0 = default_pieces
   std::size_t cores = 0;                  // real cores; 0 = all (ignored with a given machine)
   Placement placement = Placement::round_robin;
+  // worker_cores, when not empty, gives the core of every piece instead of `placement`: for code
+  // that writes its own distribution loop (the tuning walkthrough's misplaced-brace variant).
+  std::vector<CoreId> worker_cores;
   std::optional<CoreId> results_core;     // where the results VP is pinned; default the last core
   std::uint64_t seed = 1;                 // seeds the random A and B
   bool check = false;                     // also compute reference_multiply and compare
