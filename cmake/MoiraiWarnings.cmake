@@ -11,3 +11,6 @@ if(MOIRAI_SANITIZE)
   add_compile_options(${moirai_sanitize_flags})
   add_link_options(${moirai_sanitize_flags})
 endif()
+# Call sites are recorded from std::source_location: relative to the source tree, traces name
+# `apps/matmul/matmul.cpp:218` wherever the tree was built, and leak no build path.
+target_compile_options(moirai_build_flags INTERFACE "-fmacro-prefix-map=${PROJECT_SOURCE_DIR}/=")

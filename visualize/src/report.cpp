@@ -286,9 +286,10 @@ Report build_report(const trace::Trace& trace) {
       const std::string by = cause == band_causes.end() ? std::string("?") : cause->first.first;
       report.hints.push_back(Hint{"idle-band",
                                   std::to_string(bands) + " idle band" + (bands > 1 ? "s" : "") + " between waves of units; the longest: " +
-                                      std::to_string(band_core_list.size()) + " cores idle together " + at(best_begin) + " .. " +
-                                      at(best_end) + " (" + fixed(100.0 * static_cast<double>(best_end - best_begin) / makespan) +
-                                      "% of the run), until a " + by +
+                                      at(best_begin) + " .. " + at(best_end) + " (" +
+                                      fixed(100.0 * static_cast<double>(best_end - best_begin) / makespan) + "% of the run), at least " +
+                                      std::to_string(band_cores) + " cores idle at once, " + std::to_string(band_core_list.size()) +
+                                      " cores in all, most of them until a " + by +
                                       " freed them: the next wave became ready late; make its units ready sooner (create them earlier or on a dedicated core), or choose a unit size whose waves fill the cores (paper 3.4.2, 3.4.3)",
                                   band_core_list, best_begin - first, best_end - first,
                                   cause == band_causes.end() ? std::string() : cause->first.second});

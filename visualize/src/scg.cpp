@@ -149,6 +149,9 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
                                   std::to_string(trace.core_count - 1) + ")");
     }
   }
+  // Columns narrow as cores grow, so that 40 cores read like the paper's figures (tall, narrow).
+  layout.column_width = std::clamp(576.0 / static_cast<double>(std::max<std::size_t>(layout.cores.size(), 1)), 12.0, 72.0);
+  layout.column_gap = layout.column_width / 2;
   std::set<std::string> known = {kLockHandoffArc, kCoreSuccessionArc, kUserEventArc};
   for (const std::string& name : trace.constructs) known.insert(name);
   for (const std::string& kind : options.arc_kinds) {
@@ -402,7 +405,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
       set(node, "gradientangle", "270");
     }
     set(node, "label", height >= 10 ? (block.merged > 1 ? std::to_string(block.merged) + " units" : std::to_string(block.unit)) : "");
-    set(node, "fontsize", "8");
+    set(node, "fontsize", fmt(std::min(8.0, layout.column_width / 3), "%.1f"));
     set(node, "tooltip", block.tooltip);
     set(node, "class", block.merged > 1 ? "scgmerged" : "scgunit");
     if (layout.overhead_detail && block.merged == 1 && block.ticks > 0) {
@@ -443,7 +446,8 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
   for (std::uint32_t core : layout.cores) {
     Agnode_t* head = agnode(graph, const_cast<char*>(("core" + std::to_string(core)).c_str()), 1);
     set(head, "shape", "plaintext");
-    set(head, "label", "core " + std::to_string(core));
+    set(head, "label", (layout.column_width >= 40 ? "core " : "") + std::to_string(core));
+    set(head, "fontsize", layout.column_width >= 40 ? "14" : "7");
     set(head, "pos", fmt(layout.x_of(core) + layout.column_width / 2) + ",14!");
   }
   const double height_points = static_cast<double>(layout.makespan) / layout.cycles_per_point;
