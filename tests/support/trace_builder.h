@@ -29,8 +29,10 @@ class TraceBuilder {
   }
   // unit adds a unit on `core`: decision [assign, begin), work [begin, end), then communication
   // and update up to `handler_end` (split evenly).
+  // `deltas` are its counter readings, one per counter given to counters().
   void unit(std::uint32_t core, std::uint64_t unit, std::uint64_t vp, std::uint64_t assign, std::uint64_t begin,
-            std::uint64_t end, std::uint64_t handler_end, std::uint16_t ended_by, std::uint32_t site) {
+            std::uint64_t end, std::uint64_t handler_end, std::uint16_t ended_by, std::uint32_t site,
+            const std::vector<std::uint64_t>& deltas = {}) {
     trace::UnitRecord r{};
     r.kind = static_cast<std::uint16_t>(trace::RecordKind::unit);
     r.ended_by = ended_by;
@@ -44,15 +46,33 @@ class TraceBuilder {
     r.handler = end + (handler_end - end) / 2;
     r.handler_end = handler_end;
     append(core, &r, sizeof r);
+    if (!deltas.empty()) events_[core].insert(events_[core].end(), reinterpret_cast<const unsigned char*>(deltas.data()),
+                                              reinterpret_cast<const unsigned char*>(deltas.data() + deltas.size()));
     if (vps_.insert({vp, true}).second) define(trace::DefinitionType::vp, 0xFFFFFFFF, vp, site, "vp" + std::to_string(vp));
   }
   void idle(std::uint32_t core, std::uint64_t begin, std::uint64_t end) {
     trace::SpanRecord s{static_cast<std::uint16_t>(trace::RecordKind::idle), 0, 0, begin, end};
     append(core, &s, sizeof s);
   }
-  void constraint(std::uint32_t core, std::uint16_t construct, std::uint64_t from, std::uint64_t to, std::uint64_t time) {
-    trace::ConstraintRecord c{static_cast<std::uint16_t>(trace::RecordKind::constraint), construct, 0, from, to, 0, time};
+  void constraint(std::uint32_t core, std::uint16_t construct, std::uint64_t from, std::uint64_t to, std::uint64_t time,
+                  std::uint64_t match = 0) {
+    trace::ConstraintRecord c{static_cast<std::uint16_t>(trace::RecordKind::constraint), construct, 0, from, to, match, time};
     append(core, &c, sizeof c);
+  }
+  // counters names the counters every unit record carries (comma-separated, as in the metadata).
+  void counters(const std::string& names) { counters_ = names; }
+  // group defines a group of possible partners; member puts a unit in it (role 1 source, 2 sink).
+  void group(std::uint64_t id, std::uint16_t construct, const std::string& name) {
+    define(trace::DefinitionType::group, construct, id, 0, name);
+  }
+  void member(std::uint32_t core, std::uint64_t group, std::uint16_t role, std::uint64_t unit) {
+    trace::GroupRecord g{static_cast<std::uint16_t>(trace::RecordKind::group), role, 0, group, unit};
+    append(core, &g, sizeof g);
+  }
+  // lock_handoff says `core` waited for the runtime lock from `waited` until core `from` released it.
+  void lock_handoff(std::uint32_t core, std::uint32_t from, std::uint64_t waited, std::uint64_t acquired) {
+    trace::LockHandoffRecord h{static_cast<std::uint16_t>(trace::RecordKind::lock_handoff), 0, from, waited, acquired};
+    append(core, &h, sizeof h);
   }
 
   // write writes the whole trace to `path`.
@@ -63,7 +83,7 @@ class TraceBuilder {
     header.version_major = trace::kVersionMajor;
     out.write(reinterpret_cast<const char*>(&header), sizeof header);
     const std::string metadata = "format=moirai-trace\nlanguage=SSR\ncores=" + std::to_string(cores_) +
-                                 "\nclock_source=monotonic\nclock_hz=1000000000\ncommand_line=hand-built\ncounters=\n";
+                                 "\nclock_source=monotonic\nclock_hz=1000000000\ncommand_line=hand-built\ncounters=" + counters_ + "\n";
     chunk(out, trace::ChunkType::metadata, trace::kNoCore, metadata.data(), metadata.size());
     chunk(out, trace::ChunkType::definitions, trace::kNoCore, definitions_.data(), definitions_.size());
     std::uint64_t records = 0;
@@ -102,6 +122,7 @@ class TraceBuilder {
   std::vector<unsigned char> definitions_;
   std::map<std::uint64_t, bool> vps_;
   std::uint64_t sequence_ = 0;
+  std::string counters_;
 };
 
 }  // namespace moirai::test_support
