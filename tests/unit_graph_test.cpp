@@ -105,6 +105,29 @@ TEST(UnitGraph, ConstraintArcsPerKindEqualTheRecordedConstraints) {
   EXPECT_GE(path.parallelism, 1.0);
 }
 
+// Unit and VP ids far apart take the sorted-table path instead of the dense one.
+TEST(UnitGraph, SparseIdsResolveToo) {
+  constexpr std::uint64_t kFar = 1'000'000'000'000;
+  const trace::Trace trace = test_support::read_written(
+      [](const std::string& p) {
+        test_support::TraceBuilder b(1);
+        b.unit(0, 5, 7, 0, 1, 11, 12, 1, 1);
+        b.constraint(0, 1, 5, kFar, 11);
+        b.unit(0, kFar, kFar, 12, 13, 33, 34, 0, 1);
+        b.write(p);
+      },
+      "sparse");
+  const visualize::UnitGraph graph = visualize::build_unit_graph(trace);
+  EXPECT_TRUE(graph.dense_node.empty());
+  EXPECT_EQ(graph.node_of(kFar), 1u);
+  EXPECT_EQ(graph.node_of(6), UINT32_MAX);
+  EXPECT_EQ(graph.arc_count(ArcKind::constraint), 1u);
+  EXPECT_EQ(graph.arc_count(ArcKind::same_vp), 0u);
+  const visualize::CriticalPath path = visualize::critical_path(graph, trace);
+  EXPECT_EQ(path.work, 30u);
+  EXPECT_EQ(path.nodes.size(), 2u);
+}
+
 TEST(UnitGraph, EmptyTraceHasNoPath) {
   const trace::Trace trace = test_support::read_written([](const std::string& p) { test_support::TraceBuilder(1).write(p); }, "empty");
   const visualize::UnitGraph graph = visualize::build_unit_graph(trace);
