@@ -4,10 +4,12 @@
 
 #include <algorithm>
 #include <map>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/report.h"
 #include "moirai/visualize/unit_graph.h"
 #include "support/known_traces.h"
 
@@ -135,6 +137,27 @@ TEST(UnitGraph, EmptyTraceHasNoPath) {
   const visualize::CriticalPath path = visualize::critical_path(graph, trace);
   EXPECT_TRUE(path.nodes.empty());
   EXPECT_EQ(path.parallelism, 0.0);
+}
+
+// The report's critical-path block carries the same numbers, in text and JSON.
+TEST(UnitGraph, ReportStatesTheCriticalPath) {
+  const trace::Trace trace = test_support::read_written(test_support::write_rendezvous_trace, "report");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_EQ(report.critical_path_work, 450u);
+  EXPECT_EQ(report.critical_path_cycles, 510u);
+  EXPECT_EQ(report.critical_path_units, 3u);
+  EXPECT_DOUBLE_EQ(report.critical_path_share, 450.0 / 520.0);
+  EXPECT_DOUBLE_EQ(report.parallelism, 660.0 / 450.0);
+  EXPECT_EQ(report.critical_path_arcs, (std::map<std::string, std::uint64_t>{{"create_vp", 1}, {"send_from_to", 1}}));
+  std::ostringstream text, json;
+  visualize::print_report(text, trace, report);
+  visualize::print_report_json(json, trace, report);
+  EXPECT_NE(text.str().find("critical path: 0.000 ms of work (86.5% of the makespan), 0.001 ms with overhead, 3 units; parallelism 1.47"),
+            std::string::npos) << text.str();
+  EXPECT_NE(text.str().find("its arcs: create_vp: 1 send_from_to: 1"), std::string::npos) << text.str();
+  EXPECT_NE(json.str().find("\"critical_path\":{\"work_s\":0.000000450,\"cycles_s\":0.000000510,\"units\":3,"
+                            "\"share_of_makespan\":0.865385,\"parallelism\":1.466667,\"arcs\":{\"create_vp\":1,\"send_from_to\":1}}"),
+            std::string::npos) << json.str();
 }
 
 }  // namespace
