@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <map>
-#include <regex>
 #include <set>
 #include <string>
 #include <vector>
@@ -36,15 +36,41 @@ struct Dot {
   double height_points(const std::string& node) const { return std::stod(nodes.at(node).attributes.at("height")) * 72; }
 };
 
+// attributes parses a DOT attribute list: key=value or key="quoted value", comma-separated.
 std::map<std::string, std::string> attributes(const std::string& list) {
   std::map<std::string, std::string> out;
-  static const std::regex attribute(R"re((\w+)=("(?:[^"\\]|\\.)*"|[^,\s\]]+))re");
-  for (auto it = std::sregex_iterator(list.begin(), list.end(), attribute); it != std::sregex_iterator(); ++it) {
-    std::string value = (*it)[2];
-    if (value.size() >= 2 && value.front() == '"') value = value.substr(1, value.size() - 2);
-    out[(*it)[1]] = value;
+  std::size_t at = 0;
+  while (at < list.size()) {
+    while (at < list.size() && (std::isspace(static_cast<unsigned char>(list[at])) || list[at] == ',')) ++at;
+    const std::size_t equals = list.find('=', at);
+    if (equals == std::string::npos) break;
+    const std::string key = list.substr(at, equals - at);
+    std::string value;
+    at = equals + 1;
+    if (at < list.size() && list[at] == '"') {
+      for (++at; at < list.size() && list[at] != '"'; ++at) {
+        if (list[at] == '\\' && at + 1 < list.size()) value += list[at++];
+        value += list[at];
+      }
+      ++at;
+    } else {
+      while (at < list.size() && list[at] != ',' && !std::isspace(static_cast<unsigned char>(list[at]))) value += list[at++];
+    }
+    out[key] = value;
   }
   return out;
+}
+
+// node_name reads a u/g/m node name (dropping a :port) at `at`, or returns "".
+std::string node_name(const std::string& text, std::size_t& at) {
+  if (at >= text.size() || (text[at] != 'u' && text[at] != 'g' && text[at] != 'm')) return "";
+  std::size_t end = at + 1;
+  while (end < text.size() && std::isdigit(static_cast<unsigned char>(text[end]))) ++end;
+  if (end == at + 1) return "";
+  std::string name = text.substr(at, end - at);
+  if (end + 1 < text.size() && text[end] == ':') end += 2;
+  at = end;
+  return name;
 }
 
 Dot draw(const trace::Trace& trace, const visualize::UccOptions& options, visualize::UccLayout* layout_out = nullptr) {
@@ -55,13 +81,27 @@ Dot draw(const trace::Trace& trace, const visualize::UccOptions& options, visual
   Dot dot;
   dot.text.assign(std::istreambuf_iterator<char>(in), {});
   std::remove(path.c_str());
-  static const std::regex statement(R"re(\n\s*([umg]\d+)(?::[ns])?\s*(->\s*([umg]\d+)(?::[ns])?\s*)?\[([^\]]*)\];)re");
-  for (auto it = std::sregex_iterator(dot.text.begin(), dot.text.end(), statement); it != std::sregex_iterator(); ++it) {
-    if ((*it)[2].matched) {
-      dot.edges.emplace_back((*it)[1], (*it)[3]);
-      dot.edge_classes.push_back(attributes((*it)[4]).count("class") ? attributes((*it)[4]).at("class") : "");
+  // Statements start on their own line: NAME [-> NAME] [attributes];
+  for (std::size_t line = dot.text.find('\n'); line != std::string::npos; line = dot.text.find('\n', line + 1)) {
+    std::size_t at = line + 1;
+    while (at < dot.text.size() && dot.text[at] == '\t') ++at;
+    const std::string from = node_name(dot.text, at);
+    if (from.empty()) continue;
+    while (at < dot.text.size() && dot.text[at] == ' ') ++at;
+    std::string to;
+    if (dot.text.compare(at, 2, "->") == 0) {
+      at += 2;
+      while (at < dot.text.size() && dot.text[at] == ' ') ++at;
+      to = node_name(dot.text, at);
+    }
+    const std::size_t open = dot.text.find('[', at), close = dot.text.find("];", at);
+    if (open == std::string::npos || close == std::string::npos) continue;
+    const auto list = attributes(dot.text.substr(open + 1, close - open - 1));
+    if (to.empty()) {
+      dot.nodes[from].attributes = list;
     } else {
-      dot.nodes[(*it)[1]].attributes = attributes((*it)[4]);
+      dot.edges.emplace_back(from, to);
+      dot.edge_classes.push_back(list.count("class") ? list.at("class") : "");
     }
   }
   if (layout_out != nullptr) *layout_out = layout;
