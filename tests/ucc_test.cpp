@@ -27,6 +27,7 @@ struct Dot {
   std::map<std::string, Node> nodes;  // u<unit>, g<group>, m<row>
   std::vector<std::pair<std::string, std::string>> edges;
   std::vector<std::string> edge_classes;
+  std::vector<std::string> edge_penwidth;
   std::string text;
   double y(const std::string& node) const {  // centre, Graphviz's y (up)
     const std::string& pos = nodes.at(node).attributes.at("pos");
@@ -102,6 +103,7 @@ Dot draw(const trace::Trace& trace, const visualize::UccOptions& options, visual
     } else {
       dot.edges.emplace_back(from, to);
       dot.edge_classes.push_back(list.count("class") ? list.at("class") : "");
+      dot.edge_penwidth.push_back(list.count("penwidth") ? list.at("penwidth") : "");
     }
   }
   if (layout_out != nullptr) *layout_out = layout;
@@ -153,8 +155,10 @@ TEST(Ucc, SimpleConstraintsAndVpOrderAreLines) {
   const Dot dot = draw(typed(), {});
   std::map<std::string, int> classes;
   for (const std::string& c : dot.edge_classes) ++classes[c];
-  // The typed sends and receives go through the group; creation is drawn line by line.
-  EXPECT_EQ(classes, (std::map<std::string, int>{{"uccconstraint create_vp", 2}, {"uccvp", 6}, {"uccgroupin", 2}, {"uccgroupout", 2}}));
+  // The typed sends and receives go through the group; creation is drawn line by line; the
+  // critical path's typed send u4 -> u9 is drawn too, so the path is unbroken.
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"uccconstraint create_vp", 2}, {"uccvp", 6}, {"uccgroupin", 2},
+                                                 {"uccgroupout", 2}, {"ucccritical send_of_type_to", 1}}));
 }
 
 TEST(Ucc, RowsFollowDepthWithoutOverlap) {
@@ -177,6 +181,12 @@ TEST(Ucc, RowsFollowDepthWithoutOverlap) {
   // The critical path u1 u3 u4 u9 has a red rim.
   for (const char* unit : {"u1", "u3", "u4", "u9"}) EXPECT_EQ(dot.nodes.at(unit).attributes.at("color"), "red3") << unit;
   EXPECT_EQ(dot.nodes.at("u2").attributes.at("color"), "black");
+  // Its arcs are bold: u1 -> u3 (same VP), u3 -> u4 (create), u4 -> u9 (typed send).
+  std::set<std::pair<std::string, std::string>> bold;
+  for (std::size_t i = 0; i < dot.edges.size(); ++i) {
+    if (dot.edge_penwidth[i] == "2.2") bold.insert(dot.edges[i]);
+  }
+  EXPECT_EQ(bold, (std::set<std::pair<std::string, std::string>>{{"u1", "u3"}, {"u3", "u4"}, {"u4", "u9"}}));
 }
 
 TEST(Ucc, WeightedHeightsAreProportionalToInstructions) {
