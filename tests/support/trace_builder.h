@@ -58,8 +58,9 @@ class TraceBuilder {
     trace::SpanRecord s{static_cast<std::uint16_t>(trace::RecordKind::idle), 0, 0, begin, end};
     append(core, &s, sizeof s);
   }
-  void constraint(std::uint32_t core, std::uint16_t construct, std::uint64_t from, std::uint64_t to, std::uint64_t time) {
-    trace::ConstraintRecord c{static_cast<std::uint16_t>(trace::RecordKind::constraint), construct, 0, from, to, 0, time};
+  void constraint(std::uint32_t core, std::uint16_t construct, std::uint64_t from, std::uint64_t to, std::uint64_t time,
+                  std::uint64_t match = 0) {
+    trace::ConstraintRecord c{static_cast<std::uint16_t>(trace::RecordKind::constraint), construct, 0, from, to, match, time};
     append(core, &c, sizeof c);
   }
   // lock_handoff says that `core` waited for the runtime lock from `waited` until `from_core`
@@ -76,6 +77,14 @@ class TraceBuilder {
     trace::UserEventRecord e{static_cast<std::uint16_t>(trace::RecordKind::user_event), static_cast<std::uint16_t>(begin ? 1 : 2),
                              name_id, unit, time};
     append(core, &e, sizeof e);
+  }
+  // group defines a group of possible partners; member puts a unit in it (role 1 source, 2 sink).
+  void group(std::uint64_t id, std::uint16_t construct, const std::string& name) {
+    define(trace::DefinitionType::group, construct, id, 0, name);
+  }
+  void member(std::uint32_t core, std::uint64_t group, std::uint16_t role, std::uint64_t unit) {
+    trace::GroupRecord g{static_cast<std::uint16_t>(trace::RecordKind::group), role, 0, group, unit};
+    append(core, &g, sizeof g);
   }
 
   // write writes the whole trace to `path`.

@@ -7,6 +7,18 @@
 
 namespace moirai::visualize::detail {
 
+namespace {
+
+// context is the one Graphviz context of the process, never freed: Graphviz's pango plugin
+// keeps a pointer to the last font name it measured, which the context owns, so a second
+// context would make it read freed memory (ASan shows it when two graphs render in one process).
+GVC_t* context() {
+  static GVC_t* const gvc = gvContext();
+  return gvc;
+}
+
+}  // namespace
+
 PinnedGraph::PinnedGraph(const std::string& name)
     : graph_(agopen(const_cast<char*>(name.c_str()), Agdirected, nullptr)) {
   set_attribute(graph_, "splines", "line");
@@ -29,11 +41,9 @@ void PinnedGraph::render(const std::string& format, const std::string& path) {
   if (format != "svg" && format != "png" && format != "dot") {
     throw std::runtime_error("unknown output format '" + format + "' (svg, png or dot)");
   }
-  GVC_t* context = gvContext();
-  int failed = gvLayout(context, graph_, "nop2");
-  if (failed == 0) failed = gvRenderFilename(context, graph_, format.c_str(), path.c_str());
-  gvFreeLayout(context, graph_);
-  gvFreeContext(context);
+  int failed = gvLayout(context(), graph_, "nop2");
+  if (failed == 0) failed = gvRenderFilename(context(), graph_, format.c_str(), path.c_str());
+  gvFreeLayout(context(), graph_);
   if (failed != 0) throw std::runtime_error("Graphviz could not render " + path);
 }
 

@@ -204,17 +204,23 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   // Arcs: the program's simple constraints and each VP's order; complex ones go through groups.
   const std::set<std::uint16_t> complex = complex_constructs(trace);
   std::set<std::tuple<std::size_t, std::size_t, std::string>> merged_arcs;
-  const auto add_arc = [&](std::size_t from, std::size_t to, const std::string& kind) {
+  const auto add_arc = [&](std::size_t from, std::size_t to, const std::string& kind, bool on_critical = false) {
     if (from == kNone || to == kNone || from == to) return;
     const bool via_merged = layout.nodes[from].kind == UccNodeKind::merged || layout.nodes[to].kind == UccNodeKind::merged;
     if (via_merged && !merged_arcs.insert({from, to, kind}).second) return;
-    layout.arcs.push_back(UccArc{from, to, kind});
+    layout.arcs.push_back(UccArc{from, to, kind, on_critical});
   };
-  for (const UnitArc& arc : graph.arcs) {
+  std::vector<bool> on_path(graph.arcs.size(), false);
+  for (std::uint32_t a : path.arcs) on_path[a] = true;
+  for (std::size_t a = 0; a < graph.arcs.size(); ++a) {
+    const UnitArc& arc = graph.arcs[a];
     if (arc.kind == ArcKind::constraint && !complex.count(arc.construct)) {
-      add_arc(drawn[arc.from], drawn[arc.to], trace.construct_name(arc.construct));
+      add_arc(drawn[arc.from], drawn[arc.to], trace.construct_name(arc.construct), on_path[a]);
     } else if (arc.kind == ArcKind::same_vp) {
-      add_arc(drawn[arc.from], drawn[arc.to], "same VP");
+      add_arc(drawn[arc.from], drawn[arc.to], "same VP", on_path[a]);
+    } else if (arc.kind == ArcKind::constraint && on_path[a]) {
+      // A complex constraint the critical path goes through: drawn too, so the path stays unbroken.
+      add_arc(drawn[arc.from], drawn[arc.to], "critical " + trace.construct_name(arc.construct), true);
     }
   }
   // Complex constraints: a node per group, in from every source, out to every sink, placed
@@ -297,6 +303,7 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
   }
   for (const UccArc& arc : layout.arcs) {
     Agedge_t* edge = agedge(pinned.graph(), nodes[arc.from], nodes[arc.to], nullptr, 1);
+    if (arc.critical) set(edge, "penwidth", "2.2");
     set(edge, "arrowsize", "0.4");
     set(edge, "tooltip", arc.kind);
     set(edge, "tailport", "s");  // from the bottom of the constraining node to the top of the constrained
@@ -309,9 +316,12 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
       set(edge, "color", arc.kind == "group in" ? "goldenrod" : "darkorange3");
       set(edge, "penwidth", "0.6");
       set(edge, "class", arc.kind == "group in" ? "uccgroupin" : "uccgroupout");
+    } else if (arc.kind.rfind("critical ", 0) == 0) {
+      set(edge, "color", "red3");
+      set(edge, "class", "ucccritical " + arc.kind.substr(9));
     } else {
       set(edge, "color", default_arc_color(arc.kind));
-      set(edge, "penwidth", "0.9");
+      set(edge, "penwidth", arc.critical ? "2.2" : "0.9");
       set(edge, "class", "uccconstraint " + arc.kind);
     }
   }
@@ -323,14 +333,16 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
   legend += row(layout.weighted ? "box" : "circle",
                 layout.weighted ? "a unit, as tall as its " + layout.weight_name : std::string("a unit (its id inside)"));
   legend += row("", "top to bottom: depth in the program's<br align='left'/>dependencies (constraints, VP order)<br align='left'/>");
-  legend += row("<font color='red3'><b>O</b></font>", "red rim: on the critical path<br align='left'/>parallelism (total work / critical-path<br align='left'/>work): " +
+  legend += row("<font color='red3'><b>O</b></font>", "red rim, bold lines: the critical path (a<br align='left'/>complex constraint on it drawn in red)<br align='left'/>parallelism (total work / critical-path<br align='left'/>work): " +
                 fixed(layout.parallelism, 2) + "<br align='left'/>");
   legend += row("<font color='gray55'>- - &gt;</font>", "same VP: its next unit");
   legend += row("&#9671;", "complex constraint (typed-send group,<br align='left'/>singleton): lines in from the units whose<br align='left'/>"
                 "call affects it (<font color='goldenrod'>gold</font>), out to the units<br align='left'/>it constrains (<font color='darkorange3'>orange</font>)<br align='left'/>");
   std::set<std::string> shown;
   for (const UccArc& arc : layout.arcs) {
-    if (arc.kind != "same VP" && arc.kind != "group in" && arc.kind != "group out") shown.insert(arc.kind);
+    if (arc.kind != "same VP" && arc.kind != "group in" && arc.kind != "group out" && arc.kind.rfind("critical ", 0) != 0) {
+      shown.insert(arc.kind);
+    }
   }
   for (const std::string& kind : shown) {
     legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";

@@ -24,9 +24,33 @@ std::uint32_t latest_at(const UnitGraph& graph, const std::vector<std::uint32_t>
 }  // namespace
 
 std::uint32_t UnitGraph::node_of(std::uint64_t unit) const {
+  if (!dense_node.empty()) {
+    return unit >= id_base && unit - id_base < dense_node.size() ? dense_node[unit - id_base] : kNone;
+  }
   auto found = std::lower_bound(sorted_ids.begin(), sorted_ids.end(), unit);
   if (found == sorted_ids.end() || *found != unit) return kNone;
   return node_of_id[static_cast<std::size_t>(found - sorted_ids.begin())];
+}
+
+void UnitGraph::index_units() {
+  const std::size_t count = nodes.size();
+  std::uint64_t low = UINT64_MAX, high = 0;
+  for (const UnitNode& node : nodes) {
+    low = std::min(low, node.unit);
+    high = std::max(high, node.unit);
+  }
+  if (count > 0 && high - low < 2 * count + 1024) {
+    id_base = low;
+    dense_node.assign(high - low + 1, kNone);
+    for (std::uint32_t n = 0; n < count; ++n) dense_node[nodes[n].unit - low] = n;
+    return;
+  }
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ids(count);
+  for (std::uint32_t n = 0; n < count; ++n) ids[n] = {nodes[n].unit, n};
+  std::sort(ids.begin(), ids.end());
+  sorted_ids.resize(count);
+  node_of_id.resize(count);
+  for (std::size_t i = 0; i < count; ++i) std::tie(sorted_ids[i], node_of_id[i]) = ids[i];
 }
 
 std::size_t UnitGraph::arc_count(ArcKind kind) const {
@@ -39,13 +63,21 @@ UnitGraph build_unit_graph(const trace::Trace& trace) {
 
   // Nodes in time order: a freed unit begins after its freeing unit's call, a VP's next unit
   // after its previous one, so ordering by work begin (then end) orders every program arc.
+  // Sorting the keys themselves, not indexes into the trace, keeps the sort in cache.
+  struct Key {
+    std::uint64_t begin, end, unit;
+    std::uint32_t index;
+    bool operator<(const Key& o) const { return std::tie(begin, end, unit) < std::tie(o.begin, o.end, o.unit); }
+  };
+  std::vector<Key> keys(count);
+  for (std::uint32_t i = 0; i < count; ++i) {
+    const trace::UnitRecord& r = trace.units[i].record;
+    keys[i] = Key{r.begin, r.end, r.unit, i};
+  }
+  if (!std::is_sorted(keys.begin(), keys.end())) std::sort(keys.begin(), keys.end());
   std::vector<std::uint32_t> order(count);
-  std::iota(order.begin(), order.end(), 0u);
-  std::sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-    const trace::UnitRecord& x = trace.units[a].record;
-    const trace::UnitRecord& y = trace.units[b].record;
-    return std::tie(x.begin, x.end, x.unit) < std::tie(y.begin, y.end, y.unit);
-  });
+  for (std::size_t n = 0; n < count; ++n) order[n] = keys[n].index;
+  keys = {};
   graph.nodes.resize(count);
   std::uint64_t first = UINT64_MAX, last = 0;
   for (std::size_t n = 0; n < count; ++n) {
@@ -64,15 +96,9 @@ UnitGraph build_unit_graph(const trace::Trace& trace) {
     graph.makespan = last - first;
   }
 
-  // Unit id -> node, by binary search over a sorted copy (12 bytes per unit, no hash map).
-  std::vector<std::pair<std::uint64_t, std::uint32_t>> ids(count);
-  for (std::uint32_t n = 0; n < count; ++n) ids[n] = {graph.nodes[n].unit, n};
-  std::sort(ids.begin(), ids.end());
-  graph.sorted_ids.resize(count);
-  graph.node_of_id.resize(count);
-  for (std::size_t i = 0; i < count; ++i) std::tie(graph.sorted_ids[i], graph.node_of_id[i]) = ids[i];
-  ids = {};
-
+  // Unit id -> node: a flat table when the ids are dense (the runtime numbers units 1, 2, ...),
+  // else a binary search over a sorted copy; no hash map either way.
+  graph.index_units();
   graph.arcs.reserve(trace.constraints.size() + 3 * count + trace.lock_handoffs.size());
   for (const trace::ConstraintRecord& c : trace.constraints) {
     const std::uint32_t from = graph.node_of(c.from), to = graph.node_of(c.to);
@@ -83,12 +109,27 @@ UnitGraph build_unit_graph(const trace::Trace& trace) {
     graph.arcs.push_back(UnitArc{from, to, ArcKind::constraint, c.construct, c.match});
   }
   {
-    std::vector<std::pair<std::uint64_t, std::uint32_t>> by_vp(count);
-    for (std::uint32_t n = 0; n < count; ++n) by_vp[n] = {graph.nodes[n].vp, n};
-    std::sort(by_vp.begin(), by_vp.end());
-    for (std::size_t i = 1; i < count; ++i) {
-      if (by_vp[i].first == by_vp[i - 1].first) {
-        graph.arcs.push_back(UnitArc{by_vp[i - 1].second, by_vp[i].second, ArcKind::same_vp, 0, 0});
+    // Each VP's previous unit, in time order: a flat table for dense VP ids, else sorted pairs.
+    std::uint64_t low = UINT64_MAX, high = 0;
+    for (const UnitNode& node : graph.nodes) {
+      low = std::min(low, node.vp);
+      high = std::max(high, node.vp);
+    }
+    if (count > 0 && high - low < 2 * count + 1024) {
+      std::vector<std::uint32_t> previous_of(high - low + 1, kNone);
+      for (std::uint32_t n = 0; n < count; ++n) {
+        std::uint32_t& previous = previous_of[graph.nodes[n].vp - low];
+        if (previous != kNone) graph.arcs.push_back(UnitArc{previous, n, ArcKind::same_vp, 0, 0});
+        previous = n;
+      }
+    } else {
+      std::vector<std::pair<std::uint64_t, std::uint32_t>> by_vp(count);
+      for (std::uint32_t n = 0; n < count; ++n) by_vp[n] = {graph.nodes[n].vp, n};
+      std::sort(by_vp.begin(), by_vp.end());
+      for (std::size_t i = 1; i < count; ++i) {
+        if (by_vp[i].first == by_vp[i - 1].first) {
+          graph.arcs.push_back(UnitArc{by_vp[i - 1].second, by_vp[i].second, ArcKind::same_vp, 0, 0});
+        }
       }
     }
   }

@@ -36,10 +36,12 @@ struct UccNode {
   std::string label, tooltip;
 };
 
-// UccArc is one drawn line; kind is a construct name, "same VP", "group in" or "group out".
+// UccArc is one drawn line; kind is a construct name, "same VP", "group in", "group out", or
+// "critical " + a complex construct's name (an arc of the critical path through a group).
 struct UccArc {
   std::size_t from = 0, to = 0;  // indexes into UccLayout::nodes
   std::string kind;
+  bool critical = false;         // on the critical path
 };
 
 // UccLayout is the UCC with every position fixed, before drawing.

@@ -48,11 +48,15 @@ struct UnitGraph {
   std::vector<std::uint32_t> in_arcs;   // arc indexes, constraint arcs before the others
   std::uint64_t origin = 0, makespan = 0;  // the run's first clock reading and its length
   std::uint64_t unresolved = 0;  // records naming a unit the trace lacks, or going back in time
-  std::vector<std::uint64_t> sorted_ids;   // unit ids, ascending, for node_of
-  std::vector<std::uint32_t> node_of_id;   // node of sorted_ids[i]
+  std::uint64_t id_base = 0;               // dense ids: the smallest unit id
+  std::vector<std::uint32_t> dense_node;   // dense ids: node of unit id_base + i (UINT32_MAX: none)
+  std::vector<std::uint64_t> sorted_ids;   // sparse ids: unit ids, ascending
+  std::vector<std::uint32_t> node_of_id;   // sparse ids: node of sorted_ids[i]
 
   // node_of is the node of a unit id, or UINT32_MAX when the trace has no such unit.
   std::uint32_t node_of(std::uint64_t unit) const;
+  // index_units fills the id -> node tables from `nodes`.
+  void index_units();
   // arc_count counts the arcs of one kind.
   std::size_t arc_count(ArcKind kind) const;
 };
