@@ -11,6 +11,7 @@
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
+#include "sweep_command.h"
 
 namespace {
 
@@ -23,7 +24,10 @@ constexpr const char* kHelp =
     "  stats TRACE [--json]   cores, VPs, units, constraints by kind, per-core time by\n"
     "                         life-line segment, counters, recording cost and integrity\n"
     "  scg TRACE -o FILE      the Scheduling Consequence Graph as SVG (or PNG, DOT)\n"
-    "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n\n"
+    "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n"
+    "  sweep --param NAME=V1,V2,... -- COMMAND ARGS...\n"
+    "                         run COMMAND once per value of {NAME}, record each run and\n"
+    "                         compare them: table, CSV, plot, same-scale SCGs, best value\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
 
@@ -221,5 +225,6 @@ int main(int argc, char** argv) {
   if (command == "stats") return trace_command("stats", args, kStatsHelp, print_stats);
   if (command == "report") return trace_command("report", args, kReportHelp, print_report);
   if (command == "scg") return scg(args);
+  if (command == "sweep") return moirai::sweep::sweep_command(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }
