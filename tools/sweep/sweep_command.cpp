@@ -3,7 +3,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <filesystem>
 #include <iostream>
 #include <system_error>
@@ -11,6 +10,7 @@
 #include "child_process.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/scg.h"
+#include "number_text.h"
 #include "progress.h"
 #include "sweep_plot.h"
 #include "sweep_result.h"
@@ -24,11 +24,7 @@ namespace {
 constexpr double kFitPoints = 1600;    // the longest run's SCG height when no --scale is given
 constexpr std::size_t kStderrLines = 5;  // of a failed run's stderr, shown
 
-std::string ms(double seconds) {
-  char text[32];
-  std::snprintf(text, sizeof text, "%.3f ms", seconds * 1e3);
-  return text;
-}
+std::string ms(double seconds) { return number_text(seconds * 1e3, "%.3f ms"); }
 
 std::string joined(const std::vector<std::string>& words) {
   std::string text;
@@ -180,9 +176,7 @@ int sweep_command(const std::vector<std::string_view>& args) {
                 << value.runs.back().log_path << ")\n";
     }
   }
-  char scale_text[32];
-  std::snprintf(scale_text, sizeof scale_text, "%.6g", scale);
-  std::cout << "SCGs: " << spec.out_dir << "/" << spec.name << "-*-scg.svg, all at " << scale_text
+  std::cout << "SCGs: " << spec.out_dir << "/" << spec.name << "-*-scg.svg, all at " << number_text(scale, "%.6g")
             << " ticks per point\ntable: " << csv << "\nplot:  " << svg << '\n';
   return 0;
 }

@@ -5,8 +5,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <stdexcept>
+
+#include "number_text.h"
 
 namespace moirai::sweep {
 
@@ -17,11 +18,7 @@ constexpr int kTicks = 5;                      // both y axes: their grid lines 
 const char* const kMakespanColor = "#1f4e99";
 const char* const kOverheadColor = "#d0421b";
 
-std::string number(double value, const char* format = "%.2f") {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
+std::string number(double value, const char* format = "%.2f") { return number_text(value, format); }
 
 // Plot builds the graph: nodes pinned at plot coordinates, edges as straight lines.
 class Plot {

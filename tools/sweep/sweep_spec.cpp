@@ -73,6 +73,13 @@ double positive_number(const std::string& flag, const std::string& text) {
 
 SweepSpec parse_sweep_spec(const std::vector<std::string_view>& args) {
   SweepSpec spec;
+  for (std::string_view arg : args) {
+    if (arg == "--") break;
+    if (arg == "--help" || arg == "-h") {
+      spec.help = true;
+      return spec;
+    }
+  }
   bool have_param = false, have_separator = false;
   std::size_t i = 0;
   for (; i < args.size(); ++i) {
@@ -81,10 +88,6 @@ SweepSpec parse_sweep_spec(const std::vector<std::string_view>& args) {
       have_separator = true;
       ++i;
       break;
-    }
-    if (arg == "--help" || arg == "-h") {
-      spec.help = true;
-      return spec;
     }
     const auto value = [&]() -> std::string {
       if (i + 1 >= args.size() || args[i + 1] == "--") throw UsageError(arg + " needs a value");

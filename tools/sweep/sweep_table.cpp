@@ -1,19 +1,14 @@
 #include "sweep_table.h"
 
 #include <algorithm>
-#include <cstdio>
 #include <fstream>
 #include <stdexcept>
+
+#include "number_text.h"
 
 namespace moirai::sweep {
 
 namespace {
-
-std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
@@ -42,8 +37,8 @@ void print_table(std::ostream& out, const std::string& name, const std::vector<V
       continue;
     }
     const RunFigures& f = run->figures;
-    rows.push_back({value.value, fixed(f.makespan_s * 1e3, 3), fixed(f.work_pct, 1), fixed(f.overhead_pct, 1),
-                    fixed(f.idle_pct, 1), std::to_string(f.units), fixed(f.mean_unit_us, 2), runs_text(value), f.top_hint});
+    rows.push_back({value.value, number_text(f.makespan_s * 1e3, "%.3f"), number_text(f.work_pct, "%.1f"), number_text(f.overhead_pct, "%.1f"),
+                    number_text(f.idle_pct, "%.1f"), std::to_string(f.units), number_text(f.mean_unit_us, "%.2f"), runs_text(value), f.top_hint});
   }
   std::vector<std::size_t> width(rows.front().size(), 0);
   for (const auto& row : rows) {
@@ -79,8 +74,8 @@ void write_csv(const std::string& path, const std::string& name, const std::vect
       continue;
     }
     const RunFigures& f = run->figures;
-    out << "ok," << fixed(f.makespan_s * 1e3, 6) << ',' << fixed(f.work_pct, 3) << ',' << fixed(f.overhead_pct, 3) << ','
-        << fixed(f.idle_pct, 3) << ',' << f.units << ',' << fixed(f.mean_unit_us, 4) << ',' << value.runs.size() << ','
+    out << "ok," << number_text(f.makespan_s * 1e3, "%.6f") << ',' << number_text(f.work_pct, "%.3f") << ',' << number_text(f.overhead_pct, "%.3f") << ','
+        << number_text(f.idle_pct, "%.3f") << ',' << f.units << ',' << number_text(f.mean_unit_us, "%.4f") << ',' << value.runs.size() << ','
         << value.succeeded() << ',' << csv_field(f.top_hint) << ',' << csv_field(f.top_hint_message) << ','
         << csv_field(run->trace_path) << ',' << csv_field(value.scg_path) << '\n';
   }

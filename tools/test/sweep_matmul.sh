@@ -16,6 +16,8 @@ cat "$dir.stdout" "$dir.stderr"
 grep -q "failed: pieces=0 (exit 2" "$dir.stdout" || fail "the failing value is not reported on stdout"
 grep -q -- "--pieces: 0 is out of range" "$dir.stderr" || fail "the failing run's stderr is not shown"
 grep -q "^best: pieces=[48] " "$dir.stdout" || fail "no best value named"
+if grep -q "$(printf '\033')" "$dir.stderr"; then fail "terminal escapes on a stderr that is no terminal"; fi
+grep -q "^sweep: \[3/3\] pieces=8: makespan " "$dir.stderr" || fail "no plain progress line"
 
 csv=$dir/sweep.csv
 [ -f "$csv" ] || fail "no $csv"
