@@ -1,5 +1,5 @@
 // moirai: the command line front of the post-processor. Subcommands read trace files written
-// by `APP --trace FILE`; they never run or link the runtime.
+// by `APP --trace FILE` (`sweep` also runs the app, as child processes); they never link the runtime.
 #include <cstdlib>
 #include <cstring>
 #include <iostream>

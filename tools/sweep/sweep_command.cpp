@@ -138,15 +138,20 @@ int sweep_command(const std::vector<std::string_view>& args) {
   std::cout << "sweep of " << spec.name << " over " << values.size() << " values"
             << (spec.repeat > 1 ? ", each the median of " + std::to_string(spec.repeat) + " runs" : std::string()) << ": "
             << command << "\n\n";
-  if (!best) {
-    print_table(std::cout, spec.name, values);
-    std::cout << "\nevery run failed: no best value (logs in " << spec.out_dir << ")\n";
+  const double scale = best ? draw_scgs(spec, values) : 0;
+  print_table(std::cout, spec.name, values);
+  const std::string csv = (std::filesystem::path(spec.out_dir) / "sweep.csv").string();
+  try {
+    write_csv(csv, spec.name, values);
+  } catch (const std::runtime_error& failure) {
+    std::cerr << "moirai: error: sweep: " << failure.what() << '\n';
     return 1;
   }
-  const double scale = draw_scgs(spec, values);
-  print_table(std::cout, spec.name, values);
+  if (!best) {
+    std::cout << "\nevery run failed: no best value (table: " << csv << ", logs in " << spec.out_dir << ")\n";
+    return 1;
+  }
 
-  const std::string csv = (std::filesystem::path(spec.out_dir) / "sweep.csv").string();
   const std::string svg = (std::filesystem::path(spec.out_dir) / "sweep.svg").string();
   std::vector<PlotPoint> points;
   for (std::size_t i = 0; i < values.size(); ++i) {
@@ -160,7 +165,6 @@ int sweep_command(const std::vector<std::string_view>& args) {
   std::string subtitle = joined(shown) + (spec.repeat > 1 ? "  (median of " + std::to_string(spec.repeat) + " runs)" : "");
   if (subtitle.size() > 110) subtitle = subtitle.substr(0, 107) + "...";
   try {
-    write_csv(csv, spec.name, values);
     plot_sweep(points, spec.name, subtitle, svg);
   } catch (const std::runtime_error& failure) {
     std::cerr << "moirai: error: sweep: " << failure.what() << '\n';
