@@ -13,7 +13,8 @@ namespace moirai::sweep {
 
 namespace {
 
-constexpr double kWidth = 480, kHeight = 300;  // the plot area, points
+constexpr double kMinWidth = 480, kHeight = 300;  // the plot area, points
+constexpr double kPerValue = 48;                   // x-axis room per value, so labels do not collide
 constexpr int kTicks = 5;                      // both y axes: their grid lines coincide
 const char* const kMakespanColor = "#1f4e99";
 const char* const kOverheadColor = "#d0421b";
@@ -116,24 +117,25 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
     overhead_max = std::max(overhead_max, p.overhead_pct);
   }
   const double left_max = nice_axis_max(makespan_max), right_max = nice_axis_max(overhead_max);
+  const double width = std::max(kMinWidth, kPerValue * static_cast<double>(points.size()));
   Plot plot;
   Plot::set(plot.graph(), "label", "moirai sweep: makespan and runtime overhead against " + name + "\n" + subtitle);
 
   // Grid, axes and ticks: both y axes have kTicks steps, so one grid line serves both.
   for (int k = 0; k <= kTicks; ++k) {
     const double y = kHeight * k / kTicks;
-    if (k > 0) plot.segment(0, y, kWidth, y, "grey85", 0.6);
+    if (k > 0) plot.segment(0, y, width, y, "grey85", 0.6);
     plot.segment(-4, y, 0, y, kMakespanColor);
-    plot.segment(kWidth, y, kWidth + 4, y, kOverheadColor);
+    plot.segment(width, y, width + 4, y, kOverheadColor);
     plot.text(-8 - 14, y, number(left_max * k / kTicks, "%g"), 9, kMakespanColor);
-    plot.text(kWidth + 8 + 14, y, number(right_max * k / kTicks, "%g"), 9, kOverheadColor);
+    plot.text(width + 8 + 14, y, number(right_max * k / kTicks, "%g"), 9, kOverheadColor);
   }
-  plot.segment(0, 0, kWidth, 0, "black");
+  plot.segment(0, 0, width, 0, "black");
   plot.segment(0, 0, 0, kHeight, kMakespanColor, 1.2);
-  plot.segment(kWidth, 0, kWidth, kHeight, kOverheadColor, 1.2);
+  plot.segment(width, 0, width, kHeight, kOverheadColor, 1.2);
   plot.text(0, kHeight + 16, "makespan, ms", 10, kMakespanColor);
-  plot.text(kWidth, kHeight + 16, "runtime overhead, % of core time", 10, kOverheadColor);
-  plot.text(kWidth / 2, -34, name, 11);
+  plot.text(width, kHeight + 16, "runtime overhead, % of core time", 10, kOverheadColor);
+  plot.text(width / 2, -34, name, 11);
 
   // The series: a value's points are joined to the previous value's unless it failed.
   const std::size_t n = points.size();
@@ -141,7 +143,7 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
   bool any_failed = false;
   for (std::size_t i = 0; i < n; ++i) {
     const PlotPoint& p = points[i];
-    const double x = kWidth * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
+    const double x = width * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
     plot.segment(x, 0, x, -4, "black");
     plot.text(x, -14, p.ok ? p.label : p.label + " (failed)", 9, p.ok ? "black" : "red");
     if (!p.ok) {
@@ -167,7 +169,7 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
                        "<tr><td><font color='" + kOverheadColor + "'>&#9632;</font></td><td align='left'>runtime overhead (right axis)</td></tr>" +
                        (any_failed ? "<tr><td><font color='red'>x</font></td><td align='left'>a value whose run failed</td></tr>" : "") +
                        "</table>";
-  Agnode_t* key = plot.text(kWidth + 120, kHeight - 20, "", 9);
+  Agnode_t* key = plot.text(width + 120, kHeight - 20, "", 9);
   agsafeset(key, const_cast<char*>("label"), agstrdup_html(plot.graph(), const_cast<char*>(legend.c_str())),
             const_cast<char*>(""));
 
