@@ -8,6 +8,7 @@
 #include <string_view>
 #include <vector>
 
+#include "child_process.h"
 #include "support/trace_builder.h"
 #include "sweep_plot.h"
 #include "sweep_result.h"
@@ -148,6 +149,44 @@ TEST(SweepResult, AnUnfitTraceSaysWhy) {
     EXPECT_STREQ(error.what(), "the trace holds no units");
   }
   std::remove(path.c_str());
+}
+
+TEST(ChildProcess, RunInChildReportsHowTheCopyEnded) {
+  int touched = 0;
+  EXPECT_NO_THROW(sweep::run_in_child([&] { touched = 1; }));
+  EXPECT_EQ(touched, 0);  // the work ran in the copy, not here
+  try {
+    sweep::run_in_child([] { throw std::runtime_error("Graphviz could not render x.svg"); });
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "Graphviz could not render x.svg");
+  }
+  try {
+    sweep::run_in_child([] { ::_exit(7); });
+    ADD_FAILURE() << "no exception";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "exit 7");
+  }
+}
+
+TEST(ChildProcess, RunChildCapturesStderrAndTheExitStatus) {
+  const std::string base = ::testing::TempDir() + "moirai_sweep_child_" + std::to_string(::getpid());
+  const sweep::ChildStatus status =
+      sweep::run_child({"sh", "-c", "echo out; echo one >&2; echo two >&2; exit 3"}, base + ".out", base + ".log", 0);
+  EXPECT_TRUE(status.started);
+  EXPECT_EQ(status.exit_code, 3);
+  EXPECT_EQ(status.describe(), "exit 3");
+  EXPECT_EQ(sweep::last_lines(base + ".log", 1), (std::vector<std::string>{"two"}));
+  EXPECT_EQ(sweep::last_lines(base + ".out", 5), (std::vector<std::string>{"out"}));
+  const sweep::ChildStatus missing = sweep::run_child({"/nonexistent/app"}, base + ".out", base + ".log", 0);
+  EXPECT_FALSE(missing.started);
+  EXPECT_EQ(missing.describe(), "could not start: '/nonexistent/app': No such file or directory");
+  const sweep::ChildStatus slow = sweep::run_child({"sleep", "10"}, base + ".out", base + ".log", 0.1);
+  EXPECT_TRUE(slow.timed_out);
+  EXPECT_FALSE(slow.succeeded());
+  EXPECT_EQ(slow.describe().rfind("timed out after 0.", 0), 0u) << slow.describe();
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".log").c_str());
 }
 
 TEST(SweepPlot, AxesEndOnARoundNumber) {

@@ -16,13 +16,15 @@
 #include <stdexcept>
 #include <thread>
 
+#include "number_text.h"
+
 extern char** environ;
 
 namespace moirai::sweep {
 
 std::string ChildStatus::describe() const {
   if (!started) return "could not start: " + error;
-  if (timed_out) return "timed out after " + std::to_string(static_cast<long>(seconds)) + " s (killed)";
+  if (timed_out) return "timed out after " + number_text(seconds, "%.1f") + " s (killed)";
   if (signal != 0) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit " + std::to_string(exit_code);
 }

@@ -41,7 +41,9 @@ RunResult run_once(const SweepSpec& spec, const std::string& value, unsigned rep
   run.trace_path = (dir / (run.stem + ".mtrace")).string();
   run.log_path = (dir / (run.stem + ".log")).string();
   std::error_code ignored;
-  std::filesystem::remove(run.trace_path, ignored);  // a stale trace must not stand for this run
+  // Files of an earlier sweep into this directory must not stand for this run.
+  std::filesystem::remove(run.trace_path, ignored);
+  std::filesystem::remove(dir / (run.stem + "-scg.svg"), ignored);
   const std::string label =
       spec.name + "=" + value + (spec.repeat > 1 ? " run " + std::to_string(repeat) + "/" + std::to_string(spec.repeat) : "");
   progress.started(label);
@@ -122,6 +124,7 @@ int sweep_command(const std::vector<std::string_view>& args) {
     return 2;
   }
 
+  std::filesystem::remove(std::filesystem::path(spec.out_dir) / "sweep.svg", error);
   Progress progress(std::cerr, isatty(STDERR_FILENO) == 1, spec.values.size() * spec.repeat);
   std::vector<ValueResult> values;
   for (const std::string& value : spec.values) {

@@ -51,10 +51,11 @@ scales=$(grep -ho "scale: [^<]* per point" "$dir"/pieces-*-scg.svg | sort -u)
 [ "$(echo "$scales" | wc -l)" = 1 ] || fail "the SCGs are at different scales: $scales"
 echo "one scale: $scales"
 
-"$moirai" sweep --param pieces=4,8 --repeat 3 --out "$dir/r" -- "$matmul" --size 96 --cores 2 --counters none \
+"$moirai" sweep --param pieces=4,8 --repeat 3 --scale 5000 --out "$dir/r" -- "$matmul" --size 96 --cores 2 --counters none \
   --pieces '{pieces}' --trace '{trace}' >"$dir.r.stdout" 2>&1 || fail "--repeat 3 exit $?"
 cat "$dir.r.stdout"
 grep -q "each the median of 3 runs" "$dir.r.stdout" || fail "--repeat is not said"
 [ "$(ls "$dir/r"/pieces-*-r*.mtrace | wc -l)" = 6 ] || fail "--repeat 3 over 2 values: expected 6 traces"
 [ "$(grep -c ",ok,.*,3,3," "$dir/r/sweep.csv")" = 2 ] || fail "expected 3 of 3 runs ok per value"
+[ "$(grep -l "scale: 5000 cycles per point" "$dir/r"/pieces-*-scg.svg | wc -l)" = 2 ] || fail "--scale 5000 is not every SCG's scale"
 echo "sweep_matmul: ok"
