@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <string>
 
 #include "moirai/trace/reader.h"
@@ -86,6 +87,84 @@ TEST(Report, CleanRunHasNoHint) {
   EXPECT_TRUE(report.hints.empty()) << report.hints.front().rule << ": " << report.hints.front().message;
   EXPECT_EQ(report.unit_size_verdict, "fine");
   EXPECT_TRUE(report.idle_causes.empty());
+}
+
+}  // namespace
+
+namespace {
+
+constexpr std::uint16_t kSingleton = 8, kSingletonEnd = 9;
+
+// The paper's 3.4.2: four cores run a wave of units, three of them then idle together while
+// core 0's long unit holds up the creation of the second wave.
+TEST(Report, IdleBandBetweenWavesNamesItsCoresTimeAndCause) {
+  TraceBuilder builder(4);
+  builder.site(1, "divider.cpp", 42);
+  builder.site(2, "worker.cpp", 9);
+  std::uint64_t unit = 1;
+  for (std::uint32_t core = 0; core < 4; ++core) {  // wave 1: 0..100 (core 0: 0..200)
+    const std::uint64_t end = core == 0 ? 200 : 100;
+    builder.unit(core, unit++, core + 1, 0, 1, end - 1, end, core == 0 ? kCreate : kSendOfTypeTo, core == 0 ? 1 : 2);
+  }
+  for (std::uint32_t core = 1; core < 4; ++core) {  // idle 100..210, until core 0's creations
+    builder.idle(core, 100, 210);
+    builder.constraint(0, kCreate, 1, unit, 205);
+    builder.unit(core, unit++, core + 10, 210, 211, 399, 400, kSendOfTypeTo, 2);
+  }
+  builder.unit(0, unit++, 1, 200, 201, 399, 400, kSendOfTypeTo, 2);
+  const trace::Trace trace = read_back(builder, "band");
+  const visualize::Report report = visualize::build_report(trace);
+  const auto band = std::find_if(report.hints.begin(), report.hints.end(), [](const auto& h) { return h.rule == "idle-band"; });
+  ASSERT_NE(band, report.hints.end());
+  EXPECT_EQ(band->cores, (std::vector<std::uint32_t>{1, 2, 3}));
+  EXPECT_EQ(band->begin, 100u);
+  EXPECT_EQ(band->end, 210u);
+  EXPECT_EQ(band->site, "divider.cpp:42");
+  EXPECT_EQ(band->lost, 330u);
+  EXPECT_NE(band->message.find("create_vp"), std::string::npos) << band->message;
+  EXPECT_EQ(report.hints.front().rule, "idle-band");
+}
+
+// The paper's 3.4.6: VP 1 is granted the singleton at 10, but a worker runs first on its core,
+// so the body starts at 100 while core 1's VP waits for its end.
+TEST(Report, SingletonWhoseBodyRanLateIsNamed) {
+  TraceBuilder builder(2);
+  builder.site(1, "worker.cpp", 5);
+  builder.site(2, "worker.cpp", 6);
+  builder.unit(0, 1, 1, 0, 1, 9, 10, kSingleton, 1);            // VP 1 reaches the singleton first
+  builder.constraint(0, kSingleton, 1, 3, 10);                  // granted: its next unit runs the body
+  builder.unit(0, 2, 2, 10, 11, 99, 100, kSendOfTypeTo, 2);     // but a worker runs first
+  builder.unit(0, 3, 1, 100, 101, 119, 120, kSingletonEnd, 2);  // the body
+  builder.unit(1, 4, 3, 0, 1, 19, 20, kSingleton, 1);           // VP 3 waits for the end
+  builder.idle(1, 20, 120);
+  builder.constraint(0, kSingletonEnd, 3, 5, 119);
+  builder.unit(1, 5, 3, 120, 121, 199, 200, kSendOfTypeTo, 2);
+  builder.idle(0, 120, 200);
+  const trace::Trace trace = read_back(builder, "singleton");
+  const visualize::Report report = visualize::build_report(trace);
+  const auto late = std::find_if(report.hints.begin(), report.hints.end(), [](const auto& h) { return h.rule == "singleton-late"; });
+  ASSERT_NE(late, report.hints.end());
+  EXPECT_EQ(late->cores, (std::vector<std::uint32_t>{0}));
+  EXPECT_EQ(late->begin, 10u);
+  EXPECT_EQ(late->end, 101u);
+  EXPECT_EQ(late->site, "worker.cpp:5");
+  EXPECT_NE(late->message.find("after 1 units of other VPs"), std::string::npos) << late->message;
+  EXPECT_NE(late->message.find("cores 1 waited"), std::string::npos) << late->message;
+}
+
+// Overhead by kind adds up the life-line segments: creation handlers apart from other handlers.
+TEST(Report, OverheadByKind) {
+  TraceBuilder builder(1);
+  builder.site(1, "app.cpp", 1);
+  builder.unit(0, 1, 1, 0, 10, 90, 100, kCreate, 1);          // decide 10, then 5 + 5
+  builder.unit(0, 2, 2, 100, 104, 180, 200, kSendOfTypeTo, 1);  // decide 4, then 10 + 10
+  const trace::Trace trace = read_back(builder, "kinds");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_EQ(report.overhead.decision, 14u);
+  EXPECT_EQ(report.overhead.communication, 15u);
+  EXPECT_EQ(report.overhead.lock_wait, 0u);
+  EXPECT_EQ(report.overhead.create, 5u);
+  EXPECT_EQ(report.overhead.constraint_update, 10u);
 }
 
 }  // namespace

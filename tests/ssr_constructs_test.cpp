@@ -150,7 +150,7 @@ TEST_P(SsrCreateVp, StackSizeOptionGivesTheVpThatStack) {
   EXPECT_EQ(sum.load(), expected);
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrCreateVp);
+MOIRAI_INSTANTIATE_MACHINES(SsrCreateVp);
 
 // ---------------------------------------------------------------------------------------------
 // end_vp
@@ -235,7 +235,7 @@ TEST_P(SsrEndVp, RunWaitsForVpsThatOutliveTheSeed) {
   EXPECT_TRUE(seed_ended.load());
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrEndVp);
+MOIRAI_INSTANTIATE_MACHINES(SsrEndVp);
 
 // ---------------------------------------------------------------------------------------------
 // send_from_to / receive_from_to
@@ -487,7 +487,7 @@ TEST_P(SsrFromTo, TakesOnlyTheNamedSendersMessage) {
   EXPECT_EQ(got, (std::vector<std::string>{"from b", "from a"}));
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrFromTo);
+MOIRAI_INSTANTIATE_MACHINES(SsrFromTo);
 
 // ---------------------------------------------------------------------------------------------
 // send_of_type_to / receive_of_type_to
@@ -586,7 +586,7 @@ TEST_P(SsrOfTypeTo, SenderWaitsUntilReceived) {
   EXPECT_EQ(early.load(), 0);
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrOfTypeTo);
+MOIRAI_INSTANTIATE_MACHINES(SsrOfTypeTo);
 
 // ---------------------------------------------------------------------------------------------
 // send_of_type / receive_of_type
@@ -663,7 +663,7 @@ TEST_P(SsrOfType, ChannelsAreSeparate) {
   EXPECT_EQ(other_numbers, (std::vector<int>{2}));
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrOfType);
+MOIRAI_INSTANTIATE_MACHINES(SsrOfType);
 
 // ---------------------------------------------------------------------------------------------
 // singleton
@@ -761,7 +761,7 @@ TEST_P(SsrSingleton, BlockMayUseConstructs) {
   EXPECT_EQ(saw_answer.load(), kVps);
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrSingleton);
+MOIRAI_INSTANTIATE_MACHINES(SsrSingleton);
 
 }  // namespace
 }  // namespace moirai::test

@@ -177,7 +177,7 @@ TEST_P(SsrDeadlock, ReportsEachConstructItsVpsWaitIn) {
   }
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrDeadlock);
+MOIRAI_INSTANTIATE_MACHINES(SsrDeadlock);
 
 }  // namespace
 }  // namespace moirai::test

@@ -246,7 +246,7 @@ TEST_P(SsrFailure, ConstructInADestructorDuringUnwindAfterDeadlock) {
               "run ended with DeadlockError");
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrFailure);
+MOIRAI_INSTANTIATE_MACHINES(SsrFailure);
 
 }  // namespace
 }  // namespace moirai::test

@@ -268,11 +268,13 @@ TEST_P(SsrMisuse, UncaughtSurfacesAsVpFailureNamingTheVp) {
 std::string misuse_name(const ::testing::TestParamInfo<MisuseParam>& param_info) {
   const std::size_t cores = std::get<0>(param_info.param);
   return std::string(misuses().at(std::get<1>(param_info.param)).name) + "_" +
-         std::to_string(cores) + (cores == 1 ? "Core" : "Cores");
+         (cores == kSimulatedCores ? "Sim" : "") + std::to_string(cores) +
+         (cores == 1 ? "Core" : "Cores");
 }
 
 INSTANTIATE_TEST_SUITE_P(Misuses, SsrMisuse,
-                         ::testing::Combine(::testing::Values(std::size_t{1}, std::size_t{2}),
+                         ::testing::Combine(::testing::Values(std::size_t{1}, std::size_t{2},
+                                                              kSimulatedCores),
                                             ::testing::Range(std::size_t{0}, misuses().size())),
                          misuse_name);
 

@@ -14,6 +14,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/machine_flags.h"
 #include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
@@ -81,7 +82,7 @@ int main(int argc, char** argv) {
   // 4e9 keeps N (N + 1) / 2 within 64 bits.
   flags.integer("n", n, 1, 4'000'000'000, "sum the integers 1..N");
   flags.integer("leaf", leaf, 1, 4'000'000'000, "ranges up to this length are summed without splitting");
-  apps::cores_flag(flags, cores);
+  apps::MachineFlags machine(flags, cores);
   flags.check([&] {
     if (const std::uint64_t leaves = leaf_count(n, leaf); leaves > kMaxLeaves) {
       throw apps::FlagError("--leaf " + std::to_string(leaf) + " cuts --n " + std::to_string(n) +
@@ -95,13 +96,13 @@ int main(int argc, char** argv) {
   return apps::run_app(flags.app(), [&] {
     std::uint64_t total = 0;
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr);
-    options.cores = cores;
+    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
     options.stack_size = kStackSize;
     options.seed_name = "sum 1.." + std::to_string(n);
     const proto::RunStats stats =
-        ssr::run([&](ssr::Context& ctx) { total = sum_range(ctx, 1, n, leaf); }, options);
+        ssr::run(machine.machine(), [&](ssr::Context& ctx) { total = sum_range(ctx, 1, n, leaf); }, options);
     recording.finish(std::cout);
+    machine.report(std::cout);
 
     const std::uint64_t expected = n % 2 == 0 ? n / 2 * (n + 1) : (n + 1) / 2 * n;
     std::printf("sum of 1..%llu with leaves of up to %llu on %zu cores\n",

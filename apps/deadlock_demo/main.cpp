@@ -13,6 +13,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/machine_flags.h"
 #include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
@@ -36,7 +37,7 @@ int main(int argc, char** argv) {
   apps::Flags flags("deadlock_demo",
                     "Two VPs each wait to receive from the other; the runtime detects the\n"
                     "deadlock and reports the blocked VPs with their call sites (exit 1).");
-  apps::cores_flag(flags, cores);
+  apps::MachineFlags machine(flags, cores);
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
   apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
@@ -53,13 +54,13 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr);
-    options.cores = cores;
+    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
     const auto start = std::chrono::steady_clock::now();
     try {
-      ssr::run(main_vp, options);
+      ssr::run(machine.machine(), main_vp, options);
     } catch (const proto::DeadlockError& error) {
       recording.finish(std::cout);
+    machine.report(std::cout);
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::printf("the runtime reported, after %.1f ms:\n%s\n", ms, error.what());

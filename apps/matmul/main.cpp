@@ -13,6 +13,7 @@
 #include "matmul.h"
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/machine_flags.h"
 #include "moirai/apps/recording.h"
 
 namespace {
@@ -47,7 +48,7 @@ int main(int argc, char** argv) {
   flags.integer("size", size, 1, kMaxSize, "N, the matrices are N x N");
   flags.integer("pieces", pieces, 1, kMaxSize, "row-block pieces, one worker VP each",
                 "4 x cores, at most --size");
-  apps::cores_flag(flags, cores);
+  apps::MachineFlags machine(flags, cores, /*declares_work=*/true);
   flags.choice("placement", placement,
                {std::begin(matmul::kPlacementNames), std::end(matmul::kPlacementNames)},
                "how workers are pinned to cores");
@@ -72,14 +73,14 @@ int main(int argc, char** argv) {
     matmul::MatmulConfig config;
     config.size = size;
     config.pieces = pieces;
-    config.cores = cores;
     config.placement = *matmul::parse_placement(placement);
     if (results_core >= 0) config.results_core = static_cast<moirai::CoreId>(results_core);
     config.seed = seed;
-    config.observer = recording.start(argc, argv, std::cerr);
+    config.observer = recording.start(argc, argv, std::cerr, machine.simulated());
     config.check = check;
-    const matmul::MatmulResult result = matmul::run_matmul(config);
+    const matmul::MatmulResult result = matmul::run_matmul(machine.machine(), config);
     recording.finish(std::cout);
+    machine.report(std::cout);
 
     std::cout << "size: " << result.size << '\n'
               << "pieces: " << result.pieces << '\n'

@@ -96,14 +96,16 @@ void multiply_rows(const Matrix& a, const Matrix& bt, Matrix& c, std::size_t beg
 }
 
 void worker(ssr::Context& ctx, Problem& problem, std::size_t piece, ssr::VpRef results) {
-  ctx.singleton(problem.copy_transpose, [&problem] {
+  const std::size_t n = problem.a.size();
+  ctx.singleton(problem.copy_transpose, [&problem, &ctx, n] {
     problem.bt = transpose(problem.b);
     ++problem.transposes;
+    ctx.charge_work(transpose_cycles(n));
   });
-  const std::size_t n = problem.a.size();
   const std::size_t begin = piece_rows(piece, n, problem.pieces);
   const std::size_t end = piece_rows(piece + 1, n, problem.pieces);
   multiply_rows(problem.a, problem.bt, problem.c, begin, end);
+  ctx.charge_work(piece_cycles(end - begin, n));
   ctx.send_of_type_to(kPieceDone, results,
                       PieceDone{piece, begin, end, ctx.core(), problem.c.rows(begin, end)});
 }
@@ -126,6 +128,7 @@ void results(ssr::Context& ctx, const Problem& problem, ssr::VpRef divider) {
     }
     seen[piece.piece] = true;
     piece_sums[piece.piece] = std::accumulate(piece.rows.begin(), piece.rows.end(), 0.0);
+    ctx.charge_work(accumulate_cycles(piece.rows.size()));
     done.piece_cores[piece.piece] = piece.core;
   }
   // Summing per piece, then in piece order, keeps the checksum independent of arrival order.
@@ -150,6 +153,16 @@ void validate(const MatmulConfig& config, std::size_t cores) {
 std::size_t default_pieces(std::size_t cores, std::size_t size) noexcept {
   return std::min(4 * cores, size);
 }
+
+std::uint64_t piece_cycles(std::size_t rows, std::size_t size) noexcept {
+  return static_cast<std::uint64_t>(rows) * size * size / kMultiplyAddsPerCycle;
+}
+
+std::uint64_t transpose_cycles(std::size_t size) noexcept {
+  return static_cast<std::uint64_t>(size) * size;
+}
+
+std::uint64_t accumulate_cycles(std::size_t entries) noexcept { return entries / 2; }
 
 std::size_t piece_rows(std::size_t piece, std::size_t size, std::size_t pieces) noexcept {
   return piece * size / pieces;

@@ -26,6 +26,17 @@ namespace moirai::matmul {
 // whose sizes differ by at most one; piece i covers [piece_rows(i), piece_rows(i + 1)).
 std::size_t piece_rows(std::size_t piece, std::size_t size, std::size_t pieces) noexcept;
 
+// The work each unit declares (ctx.charge_work), for exact runs on a simulated machine with
+// declared work. Cycles of the 1 GHz default virtual clock, set near this development VM's
+// speed: the multiply kernel did about 3.7 multiply-adds per ns (1920^3 in 1.9 s on one core).
+inline constexpr std::uint64_t kMultiplyAddsPerCycle = 4;
+// piece_cycles is the declared work of multiplying `rows` rows of a `size` x `size` product.
+std::uint64_t piece_cycles(std::size_t rows, std::size_t size) noexcept;
+// transpose_cycles is the declared work of the copy-transpose singleton (a cycle per entry).
+std::uint64_t transpose_cycles(std::size_t size) noexcept;
+// accumulate_cycles is the declared work of the results VP summing a piece of `entries` entries.
+std::uint64_t accumulate_cycles(std::size_t entries) noexcept;
+
 // check_tolerance is the largest max_abs_difference from reference_multiply that --check accepts
 // for size `n` (entries of A and B lie in [-1, 1), so |C(i,j)| < n).
 double check_tolerance(std::size_t n) noexcept;

@@ -10,6 +10,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/machine_flags.h"
 #include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
@@ -23,7 +24,7 @@ int main(int argc, char** argv) {
                     "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
                     "time per round trip.");
   flags.integer("rounds", rounds, 1, 100'000'000, "round trips");
-  apps::cores_flag(flags, cores);
+  apps::MachineFlags machine(flags, cores);
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
   apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
@@ -56,12 +57,12 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr);
-    options.cores = cores;
+    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
     options.seed_name = "ping";
     options.seed_core = 0;
-    const proto::RunStats stats = ssr::run(ping, options);
+    const proto::RunStats stats = ssr::run(machine.machine(), ping, options);
     recording.finish(std::cout);
+    machine.report(std::cout);
 
     const bool ok = final_count == 2 * rounds;
     std::printf("ping on core %u, pong on core %u (%zu cores)\n", ping_core, pong_core, cores);

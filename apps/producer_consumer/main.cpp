@@ -13,6 +13,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/machine_flags.h"
 #include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
@@ -51,7 +52,7 @@ int main(int argc, char** argv) {
   flags.integer("producers", producers, 1, 256, "producer VPs");
   flags.integer("consumers", consumers, 1, 256, "consumer VPs");
   flags.integer("items", items, 0, 10'000'000, "items in total, split between the producers");
-  apps::cores_flag(flags, cores);
+  apps::MachineFlags machine(flags, cores);
   apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
@@ -88,10 +89,10 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr);
-    options.cores = cores;
-    ssr::run(main_vp, options);
+    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
+    ssr::run(machine.machine(), main_vp, options);
     recording.finish(std::cout);
+    machine.report(std::cout);
 
     std::vector<int> times_taken(static_cast<std::size_t>(items), 0);
     std::vector<std::size_t> per_consumer(consumers, 0);

@@ -14,6 +14,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/apps/machine_flags.h"
 #include "moirai/apps/recording.h"
 #include "moirai/ssr/ssr.h"
 
@@ -83,7 +84,7 @@ int main(int argc, char** argv) {
                     "Many VPs race into one singleton that builds a shared table; the app shows\n"
                     "the block ran once and every VP saw the table complete.");
   flags.integer("vps", vps, 1, 1024, "racing VPs");
-  apps::cores_flag(flags, cores);
+  apps::MachineFlags machine(flags, cores);
   apps::Recording recording(flags);
   flags.parse_or_exit(argc, argv);
 
@@ -103,11 +104,11 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < vps; ++i) reports.push_back(ctx.receive_of_type_to(kReport));
     };
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr);
-    options.cores = cores;
+    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
     options.seed_core = 0;
-    ssr::run(main_vp, options);
+    ssr::run(machine.machine(), main_vp, options);
     recording.finish(std::cout);
+    machine.report(std::cout);
 
     std::size_t complete = 0;
     std::size_t ran = 0;

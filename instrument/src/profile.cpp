@@ -26,10 +26,17 @@ struct Profile::Impl {
   std::vector<std::string> names;
   std::vector<CoreProfile> cores;
   double hz = 1;
+  const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
+  std::uint64_t now(CoreId core) const noexcept { return time != nullptr ? time->now(core) : Clock::now(); }
 };
 
 Profile::Profile() : impl_(std::make_unique<Impl>()) { impl_->hz = Clock::info().hz; }
 Profile::~Profile() = default;
+
+void Profile::use_time_source(const TimeSource& time) {
+  impl_->time = &time;
+  impl_->hz = time.hz();
+}
 
 void Profile::run_start(const std::string& language, const std::vector<std::string>& names,
                         std::size_t core_count) {
@@ -47,27 +54,27 @@ void Profile::core_stop(CoreId) {}
 
 void Profile::unit_begin(CoreId core, VpId, UnitId) {
   CoreProfile& p = impl_->cores[core];
-  p.mark = Clock::now();
+  p.mark = impl_->now(core);
   ++p.units;
 }
 
 void Profile::unit_end(CoreId core, VpId, UnitId, ConstructKind, const CallSite&) {
   CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   p.work += now - p.mark;
   p.mark = now;
 }
 
 void Profile::handler_enter(CoreId core, ConstructKind, UnitId) {
   CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   p.communication += now - p.mark;
   p.mark = now;
 }
 
 void Profile::handler_exit(CoreId core, ConstructKind kind, UnitId) {
   CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   p.handlers += now - p.mark;
   if (kind < p.construct_count.size()) {
     ++p.construct_count[kind];
@@ -76,26 +83,26 @@ void Profile::handler_exit(CoreId core, ConstructKind kind, UnitId) {
   p.mark = now;
 }
 
-void Profile::assigner_enter(CoreId core) { impl_->cores[core].mark = Clock::now(); }
+void Profile::assigner_enter(CoreId core) { impl_->cores[core].mark = impl_->now(core); }
 
 void Profile::assigner_exit(CoreId core, UnitId) {
   CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   p.assigner += now - p.mark;
   p.mark = now;
 }
 
-void Profile::lock_wait_begin(CoreId core) { impl_->cores[core].lock_mark = Clock::now(); }
+void Profile::lock_wait_begin(CoreId core) { impl_->cores[core].lock_mark = impl_->now(core); }
 void Profile::lock_wait_end(CoreId core, CoreId) {
   CoreProfile& p = impl_->cores[core];
-  p.lock_wait += Clock::now() - p.lock_mark;  // part of communication or decision, shown apart
+  p.lock_wait += impl_->now(core) - p.lock_mark;  // part of communication or decision, shown apart
 }
 
-void Profile::idle_begin(CoreId core) { impl_->cores[core].mark = Clock::now(); }
+void Profile::idle_begin(CoreId core) { impl_->cores[core].mark = impl_->now(core); }
 
 void Profile::idle_end(CoreId core) {
   CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   p.idle += now - p.mark;
   p.mark = now;
 }

@@ -33,6 +33,8 @@ namespace {
 
 constexpr std::size_t kRing = 8;            // buffers in flight per core
 constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then cores wait
+constexpr std::size_t kBufferBudget = 32u << 20;  // first buffers of all cores together, bytes
+constexpr std::size_t kMinBufferBytes = 16u << 10;
 
 struct Buffer {
   std::vector<unsigned char> bytes;
@@ -104,11 +106,20 @@ struct TraceRecorder::Impl {
   std::atomic<std::uint64_t> pending{0};
   std::thread writer;
 
+  const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
+
   explicit Impl(RecorderOptions o) : options(std::move(o)), papi(options.counters) {}
+
+  // now reads the clock the run keeps for `core`.
+  std::uint64_t now(CoreId core) const noexcept {
+    return time != nullptr ? time->now(core) : Clock::now();
+  }
 
   void write_all(const void* data, std::size_t size);
   void write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);
   void write_metadata(const std::string& language, std::size_t core_count, double record_cost_ns);
+  template <class Line>
+  void write_topology(Line& line);
   void define(fmt::DefinitionType type, std::uint32_t a, std::uint64_t b, std::uint64_t c,
               const std::string& text);
   std::uint32_t site_id(CoreRecorder& core, const CallSite& site);
@@ -155,7 +166,8 @@ void TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, c
 
 void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_t core_count,
                                          double record_cost_ns) {
-  const ClockInfo& clock = Clock::info();
+  const ClockInfo host_clock = Clock::info();
+  const ClockInfo clock = time != nullptr ? ClockInfo{time->source(), time->hz()} : host_clock;
   std::string text;
   auto line = [&text](const std::string& key, const std::string& value) {
     std::string clean = value;
@@ -170,7 +182,7 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
   line("start_unix_ns", std::to_string(std::chrono::duration_cast<std::chrono::nanoseconds>(
                                            std::chrono::system_clock::now().time_since_epoch())
                                            .count()));
-  line("start_ticks", std::to_string(Clock::now()));
+  line("start_ticks", std::to_string(time != nullptr ? 0 : Clock::now()));
   line("command_line", options.command_line);
   std::string present, missing;
   for (const CounterStatus& counter : papi.status()) {
@@ -187,6 +199,18 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   line("host", host);
+  if (time != nullptr) {
+    for (const auto& [key, value] : time->header()) line(key, value);
+  } else {
+    line("machine", "real");
+    write_topology(line);
+  }
+  std::lock_guard<std::mutex> hold(writer_mutex);
+  write_chunk(fmt::ChunkType::metadata, fmt::kNoCore, text.data(), text.size());
+}
+
+template <class Line>
+void TraceRecorder::Impl::write_topology(Line& line) {
   hwloc_topology_t topology = nullptr;
   if (hwloc_topology_init(&topology) == 0 && hwloc_topology_load(topology) == 0) {
     line("topology", "packages:" +
@@ -196,8 +220,6 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
                          " pus:" + std::to_string(hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU)));
   }
   if (topology != nullptr) hwloc_topology_destroy(topology);
-  std::lock_guard<std::mutex> hold(writer_mutex);
-  write_chunk(fmt::ChunkType::metadata, fmt::kNoCore, text.data(), text.size());
 }
 
 void TraceRecorder::Impl::define(fmt::DefinitionType type, std::uint32_t a, std::uint64_t b,
@@ -254,7 +276,7 @@ void TraceRecorder::Impl::hand_off(CoreId core_id) {
   CoreRecorder& core = cores[core_id];
   std::uint64_t waited_since = 0;
   while (!core.full.push(core.buffer)) {
-    if (waited_since == 0) waited_since = Clock::now();
+    if (waited_since == 0) waited_since = now(core_id);
     writer_wake.notify_one();
     std::this_thread::yield();
   }
@@ -267,16 +289,18 @@ void TraceRecorder::Impl::hand_off(CoreId core_id) {
     ++core.buffers;
   }
   while (next == nullptr) {
-    if (waited_since == 0) waited_since = Clock::now();
+    if (waited_since == 0) waited_since = now(core_id);
     writer_wake.notify_one();
     std::this_thread::yield();
     next = core.empty.pop();
   }
   core.buffer = next;
-  if (waited_since != 0) {
+  // A simulated core's clock stands still while the host waits: that wait is no part of the run.
+  const std::uint64_t waited_until = waited_since != 0 ? now(core_id) : 0;
+  if (waited_until > waited_since) {
     ++core.writer_waits;
     fmt::SpanRecord wait{static_cast<std::uint16_t>(fmt::RecordKind::writer_wait), 0, 0,
-                         waited_since, Clock::now()};
+                         waited_since, waited_until};
     std::memcpy(core.buffer->bytes.data(), &wait, sizeof wait);
     core.buffer->used = sizeof wait;
     core.buffer->records = 1;
@@ -357,6 +381,9 @@ void TraceRecorder::run_start(const std::string& language,
   if (rec.started) throw std::logic_error("a TraceRecorder records one run");
   rec.started = true;
   rec.cores = std::vector<CoreRecorder>(core_count);
+  // Many (simulated) cores share a memory budget, so 1024 cores do not take 1024 full buffers.
+  rec.options.buffer_bytes = std::max(
+      kMinBufferBytes, std::min(rec.options.buffer_bytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : rec.cores) {
     core.buffer = new Buffer;
     core.buffer->bytes.resize(rec.options.buffer_bytes);
@@ -409,7 +436,15 @@ RecorderStats TraceRecorder::finish() {
   }
   rec.drain();
   rec.stats.writer_waits = waits;
-  fmt::EndPayload end{rec.stats.chunks, rec.stats.records, 0, waits, Clock::now()};
+  std::uint64_t end_time = 0;
+  if (rec.time != nullptr) {  // the latest core clock: the end of the simulated run
+    for (std::size_t k = 0; k < rec.cores.size(); ++k) {
+      end_time = std::max(end_time, rec.time->now(static_cast<CoreId>(k)));
+    }
+  } else {
+    end_time = Clock::now();
+  }
+  fmt::EndPayload end{rec.stats.chunks, rec.stats.records, 0, waits, end_time};
   rec.write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
   for (CoreRecorder& core : rec.cores) {
     delete core.buffer;
@@ -424,10 +459,12 @@ RecorderStats TraceRecorder::finish() {
 // Instrumentation points
 // ---------------------------------------------------------------------------------------------
 
+void TraceRecorder::use_time_source(const TimeSource& time) { impl_->time = &time; }
+
 void TraceRecorder::core_start(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
   state.event_set = impl_->papi.start_thread(core);
-  state.open_since = Clock::now();
+  state.open_since = impl_->now(core);
 }
 
 void TraceRecorder::core_stop(CoreId core) {
@@ -457,7 +494,7 @@ void TraceRecorder::vp_created(CoreId /*core*/, VpId vp, const std::string& name
 
 void TraceRecorder::assigner_enter(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
-  if (state.open_since == 0) state.open_since = Clock::now();
+  if (state.open_since == 0) state.open_since = impl_->now(core);
 }
 
 void TraceRecorder::assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
@@ -471,7 +508,7 @@ void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
   // Pausing takes effect at unit boundaries only, so every recorded unit is whole.
   const bool paused = rec.paused.load(std::memory_order_relaxed);
   if (paused != (state.paused_since != 0)) {
-    const std::uint64_t boundary = state.open_since != 0 ? state.open_since : Clock::now();
+    const std::uint64_t boundary = state.open_since != 0 ? state.open_since : impl_->now(core);
     if (paused) {
       state.paused_since = boundary;
     } else {
@@ -488,7 +525,7 @@ void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
   record.kind = static_cast<std::uint16_t>(fmt::RecordKind::unit);
   record.unit = unit;
   record.vp = vp;
-  record.begin = Clock::now();
+  record.begin = impl_->now(core);
   record.assign = state.open_since != 0 ? state.open_since : record.begin;
   state.open_since = 0;
   detail::PapiCounters::read(state.event_set, state.counters_begin);
@@ -501,7 +538,7 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   if (state.skipping) return;
   detail::PapiCounters::read(state.event_set, state.counters_end);
   fmt::UnitRecord& record = unit_of(state);
-  record.end = Clock::now();
+  record.end = impl_->now(core);
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
   record.site = rec.site_id(state, site);
@@ -512,14 +549,14 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
 }
 
 void TraceRecorder::lock_wait_begin(CoreId core) {
-  impl_->cores[core].lock_wait_since = Clock::now();
+  impl_->cores[core].lock_wait_since = impl_->now(core);
 }
 
 void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
   if (state.skipping || state.paused_since != 0) return;
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   fmt::UnitRecord& record = unit_of(state);
   // Only a wait between a unit's end and its handler belongs to the unit; a wait before the
   // assigner belongs to the decision to animate, which needs no mark.
@@ -531,7 +568,7 @@ void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by) {
 
 void TraceRecorder::handler_enter(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {
   CoreRecorder& state = impl_->cores[core];
-  if (!state.skipping) unit_of(state).handler = Clock::now();
+  if (!state.skipping) unit_of(state).handler = impl_->now(core);
 }
 
 void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*unit*/) {
@@ -539,11 +576,11 @@ void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*u
   CoreRecorder& state = rec.cores[core];
   if (state.skipping) {  // the boundary still moves, so the paused span ends at the right place
     state.skipping = false;
-    state.open_since = Clock::now();
+    state.open_since = impl_->now(core);
     return;
   }
   fmt::UnitRecord& record = unit_of(state);
-  record.handler_end = Clock::now();
+  record.handler_end = impl_->now(core);
   rec.append(core, state.unit, rec.unit_size);
   state.open_since = record.handler_end;  // the next decision starts where this handler ended
   record.end = 0;
@@ -553,14 +590,14 @@ void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*u
 void TraceRecorder::idle_begin(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
   if (state.paused_since != 0) return;  // part of the paused span
-  state.idle_since = state.open_since != 0 ? state.open_since : Clock::now();
+  state.idle_since = state.open_since != 0 ? state.open_since : impl_->now(core);
   state.open_since = 0;
 }
 
 void TraceRecorder::idle_end(CoreId core) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
-  const std::uint64_t now = Clock::now();
+  const std::uint64_t now = impl_->now(core);
   state.open_since = now;
   if (state.paused_since != 0) return;  // part of the paused span
   fmt::SpanRecord idle{static_cast<std::uint16_t>(fmt::RecordKind::idle), 0, 0, state.idle_since,
@@ -576,7 +613,7 @@ void TraceRecorder::constraint(CoreId core, ConstructKind kind, UnitId from, Uni
   const std::uint64_t handler = unit_of(state).handler;
   fmt::ConstraintRecord record{static_cast<std::uint16_t>(fmt::RecordKind::constraint),
                                static_cast<std::uint16_t>(kind), 0, from, to, match,
-                               handler != 0 ? handler : Clock::now()};
+                               handler != 0 ? handler : impl_->now(core)};
   impl_->append(core, &record, sizeof record);
 }
 
@@ -611,7 +648,7 @@ void TraceRecorder::user_event(CoreId core, UnitId unit, const char* name, bool 
     state.event_names.emplace(name, id);
   }
   fmt::UserEventRecord record{static_cast<std::uint16_t>(fmt::RecordKind::user_event),
-                              static_cast<std::uint16_t>(begin ? 1 : 2), id, unit, Clock::now()};
+                              static_cast<std::uint16_t>(begin ? 1 : 2), id, unit, impl_->now(core)};
   rec.append(core, &record, sizeof record);
 }
 

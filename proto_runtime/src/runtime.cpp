@@ -47,7 +47,7 @@ struct alignas(64) CoreState {
 struct Runtime::Impl final : detail::VpHost {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
-        observer(c.observer), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
+        observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
         cores(m.core_count() + 1), stacks(c.default_stack_size) {
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
@@ -82,6 +82,9 @@ struct Runtime::Impl final : detail::VpHost {
   void arrived(ExecContext& self, ctx::fiber&& from) override;
   void leave(VirtualProcessor& vp) override;
   ctx::fiber finish(VirtualProcessor& vp) override;
+  void charge_work(VirtualProcessor& vp, std::uint64_t ticks) noexcept override {
+    machine.charge_work(vp.last_core_, ticks);
+  }
   void mark_phase(VirtualProcessor& vp, const char* name, bool begin) override {
     if (kRecording && observer) observer->user_event(vp.last_core_, vp.unit_, name, begin);
   }

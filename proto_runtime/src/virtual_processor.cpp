@@ -81,6 +81,8 @@ bool VirtualProcessor::call_runtime(Request& request) {
 
 void VirtualProcessor::mark_phase(const char* name, bool begin) { host_->mark_phase(*this, name, begin); }
 
+void VirtualProcessor::charge_work(std::uint64_t ticks) noexcept { host_->charge_work(*this, ticks); }
+
 void VirtualProcessor::end_self(const CallSite& site) {
   end_request_.site = site;
   throw detail::VpExit{};

@@ -23,6 +23,8 @@ class VpHost {
   // finish is called when `vp`'s function has returned: it handles the end of the VP and
   // returns the continuation to switch to; the VP is destroyed after the switch.
   virtual boost::context::fiber finish(VirtualProcessor& vp) = 0;
+  // charge_work declares `ticks` of work for `vp`'s current unit to the machine.
+  virtual void charge_work(VirtualProcessor& vp, std::uint64_t ticks) noexcept = 0;
   // mark_phase reports an application phase of `vp`'s current unit to the observer.
   virtual void mark_phase(VirtualProcessor& vp, const char* name, bool begin) = 0;
 

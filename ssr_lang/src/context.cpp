@@ -40,6 +40,8 @@ void Context::phase_begin(const char* name) { vp_.mark_phase(name, true); }
 
 void Context::phase_end(const char* name) { vp_.mark_phase(name, false); }
 
+void Context::charge_work(std::uint64_t cycles) noexcept { vp_.charge_work(cycles); }
+
 bool Context::singleton_enter(Singleton& s, const Where& where) {
   detail::SingletonCall call{&s};
   (void)this->call(detail::kSingletonEnter, &call, where);

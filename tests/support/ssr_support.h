@@ -7,16 +7,25 @@
 #include <string>
 #include <utility>
 
+#include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/ssr/ssr.h"
 #include "support/test_support.h"
 
 namespace moirai::test {
 
-// run_ssr runs `seed` on `cores` real cores under the watchdog and returns the run's statistics.
+// run_ssr runs `seed` under the watchdog on `cores` real cores, or on the simulated machine
+// sim:kSimulatedCores (declared work) when `cores` is kSimulatedCores, and returns the run's
+// statistics.
 inline proto::RunStats run_ssr(std::size_t cores, std::function<void(ssr::Context&)> seed,
                                ssr::RunOptions options = {},
                                std::chrono::seconds limit = kRunLimit) {
   options.cores = cores;
+  if (cores == kSimulatedCores) {
+    return within(limit, "ssr::run on sim:" + std::to_string(cores), [&] {
+      proto::SimMachine machine(proto::SimConfig{.topology = {1, cores}});
+      return ssr::run(machine, std::move(seed), options);
+    });
+  }
   return within(limit, "ssr::run on " + std::to_string(cores) + " core(s)",
                 [&] { return ssr::run(std::move(seed), options); });
 }

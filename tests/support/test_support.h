@@ -57,9 +57,21 @@ class CoreCountTest : public ::testing::TestWithParam<std::size_t> {
   std::size_t cores() const { return GetParam(); }
 };
 
+// kSimulatedCores as a core count parameter means the simulated machine sim:40 (declared work).
+inline constexpr std::size_t kSimulatedCores = 40;
+
 inline std::string core_count_name(const ::testing::TestParamInfo<std::size_t>& info) {
+  if (info.param == kSimulatedCores) return "Sim" + std::to_string(info.param) + "Cores";
   return std::to_string(info.param) + (info.param == 1 ? "Core" : "Cores");
 }
+
+// MOIRAI_INSTANTIATE_MACHINES runs a suite on 1 and 2 real cores and on sim:40, for behaviour
+// that must not depend on the machine (errors, deadlocks, the constructs' outcomes).
+#define MOIRAI_INSTANTIATE_MACHINES(Suite)                                                   \
+  INSTANTIATE_TEST_SUITE_P(Machines, Suite,                                                  \
+                           ::testing::Values(std::size_t{1}, std::size_t{2},                 \
+                                             ::moirai::test::kSimulatedCores),               \
+                           ::moirai::test::core_count_name)
 
 #define MOIRAI_INSTANTIATE_CORE_COUNTS(Suite)                                                     \
   INSTANTIATE_TEST_SUITE_P(CoreCounts, Suite, ::testing::Values(std::size_t{1}, std::size_t{2}), \

@@ -1,16 +1,22 @@
 // moirai: the command line front of the post-processor. Subcommands read trace files written
 // by `APP --trace FILE` (`sweep` also runs the app, as child processes); they never link the runtime.
+#include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
+#include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
+#include <tuple>
 #include <vector>
 
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
+#include "moirai/visualize/ucc.h"
 #include "sweep_command.h"
 
 namespace {
@@ -24,6 +30,8 @@ constexpr const char* kHelp =
     "  stats TRACE [--json]   cores, VPs, units, constraints by kind, per-core time by\n"
     "                         life-line segment, counters, recording cost and integrity\n"
     "  scg TRACE -o FILE      the Scheduling Consequence Graph as SVG (or PNG, DOT)\n"
+    "  ucc TRACE -o FILE      the Unit & Constraint Collection: the parallelism the program\n"
+    "                         allows, as SVG (or PNG, DOT)\n"
     "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n"
     "  sweep --param NAME=V1,V2,... -- COMMAND ARGS...\n"
     "                         run COMMAND once per value of {NAME}, record each run and\n"
@@ -109,22 +117,51 @@ constexpr const char* kReportHelp =
     "  --json   print the same numbers as one JSON object\n";
 
 constexpr const char* kScgUsage =
-    "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT] [--cores LIST]\n"
-    "                  [--arcs LIST] [--same-core-arcs]\n";
+    "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT | --same-scale-as OTHER]\n"
+    "                  [--from TIME] [--to TIME] [--cores LIST] [--arcs LIST] [--same-core-arcs]\n"
+    "                  [--overhead total|detail] [--miss-range MIN,MAX]\n";
 
 constexpr const char* kScgHelp =
     "\nDraws the Scheduling Consequence Graph (paper section 3.3.2): one column per core, time\n"
-    "going down, one block per unit (grey: runtime overhead, blue: work), and a line from the\n"
-    "unit whose construct freed another unit to it, coloured by construct (create red,\n"
-    "send_of_type_to green, singleton orange, send_from_to blue, send_of_type purple). Hover a\n"
-    "block for its VP, call sites and cycles.\n\n"
+    "going down, one block per unit (grey: runtime overhead, below it the work), and a line from\n"
+    "the point where a unit's construct freed another unit to the start of that unit, coloured\n"
+    "by construct (create red, send_of_type_to green, singleton orange, send_from_to blue,\n"
+    "send_of_type purple). The work region is coloured blue (few) to red (many cache misses per\n"
+    "instruction) when the trace recorded a miss counter, and neutral otherwise. Hover a block\n"
+    "for its VP, the call sites that began and ended it, its cycles and counters.\n\n"
     "  -o FILE              output file (required)\n"
     "  -T FORMAT            svg (default), png or dot\n"
     "  --scale N            clock ticks per point (1/72 inch); default: fit about 1600 points\n"
+    "  --same-scale-as F    draw at the scale trace F gets by default, so the two graphs compare\n"
+    "                       directly (converted through both clocks' rates)\n"
+    "  --from T, --to T     zoom to a window of the run; T counts from the run's start, in clock\n"
+    "                       ticks, or with a unit: 12ms, 3.5us, 2s, 800ns\n"
     "  --cores LIST         columns to draw, e.g. 0,2,3 (default all)\n"
-    "  --arcs LIST          constructs whose arcs to draw (default: create_vp, send_from_to,\n"
-    "                       send_of_type_to, send_of_type, singleton, singleton end)\n"
-    "  --same-core-arcs     also draw arcs between units on one core\n";
+    "  --arcs LIST          arc kinds to draw: constructs of the trace, lock-handoff (runtime-lock\n"
+    "                       causality) and core-succession (hardware order on a core); default:\n"
+    "                       create_vp, send_from_to, send_of_type_to, send_of_type, singleton,\n"
+    "                       singleton-end. A '-' in a name stands for a space.\n"
+    "  --same-core-arcs     also draw constraint arcs between units on one core\n"
+    "  --overhead MODE      total (default): one grey region; detail: assigner + switch,\n"
+    "                       communication, lock wait, constraint update / create, each its colour\n"
+    "  --miss-range MIN,MAX misses per instruction drawn as pure blue and pure red (default: the\n"
+    "                       lowest and highest of the drawn units)\n";
+
+// parse_time reads a --from/--to value: clock ticks, or a number with s, ms, us or ns.
+std::optional<std::uint64_t> parse_time(const std::string& text, double clock_hz) {
+  char* end = nullptr;
+  const double number = std::strtod(text.c_str(), &end);
+  if (end == text.c_str() || !(number >= 0) || !std::isfinite(number)) return std::nullopt;
+  const std::string suffix = end;
+  double seconds_per = 0;
+  if (suffix.empty()) return static_cast<std::uint64_t>(number);
+  if (suffix == "s") seconds_per = 1;
+  else if (suffix == "ms") seconds_per = 1e-3;
+  else if (suffix == "us") seconds_per = 1e-6;
+  else if (suffix == "ns") seconds_per = 1e-9;
+  else return std::nullopt;
+  return static_cast<std::uint64_t>(number * seconds_per * clock_hz);
+}
 
 std::vector<std::string> split_list(std::string_view text) {
   std::vector<std::string> parts;
@@ -141,8 +178,48 @@ std::vector<std::string> split_list(std::string_view text) {
   return parts;
 }
 
+// drawing is the end `scg` and `ucc` share: check that a trace and an output were given, read
+// the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
+template <class Draw>
+int drawing(const std::string& name, const std::string& path, const std::string& output, const char* usage, Draw draw) {
+  const auto bad = [&](const std::string& message) { return bad_input(name + ": " + message, usage); };
+  if (path.empty()) return bad("no trace file given");
+  if (output.empty()) return bad("no output file given (-o FILE)");
+  try {
+    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
+    if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+    draw(trace);
+    return 0;
+  } catch (const moirai::trace::TraceError& error) {
+    std::cerr << "moirai: error: " << path << ": " << error.what() << '\n';
+    return 2;
+  } catch (const std::invalid_argument& error) {
+    return bad(error.what());
+  } catch (const std::runtime_error& error) {
+    std::cerr << "moirai: error: " << name << ": " << error.what() << '\n';
+    return 1;
+  }
+}
+
+// output_option handles the -o and -T options `scg` and `ucc` share; it returns false when
+// `arg` is neither, and sets `error` when the option is malformed.
+bool output_option(const std::vector<std::string_view>& args, std::size_t& i, std::string& output,
+                   std::string& format, std::string& error) {
+  const std::string_view arg = args[i];
+  if (arg != "-o" && arg != "-T") return false;
+  if (i + 1 >= args.size()) {
+    error = arg == "-o" ? "-o needs a file" : "-T needs a format";
+    return true;
+  }
+  (arg == "-o" ? output : format) = args[++i];
+  if (arg == "-T" && format != "svg" && format != "png" && format != "dot") {
+    error = "-T " + format + ": not one of svg, png, dot";
+  }
+  return true;
+}
+
 int scg(const std::vector<std::string_view>& args) {
-  std::string path, output, format = "svg";
+  std::string path, output, format = "svg", same_scale_as, from_text, to_text;
   moirai::visualize::ScgOptions options;
   const auto bad = [](const std::string& message) { return bad_input("scg: " + message, kScgUsage); };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -156,11 +233,8 @@ int scg(const std::vector<std::string_view>& args) {
     if (arg == "--help" || arg == "-h") {
       std::cout << kScgUsage << kScgHelp;
       return 0;
-    } else if (arg == "-o") {
-      if (!value(output)) return bad("-o needs a file");
-    } else if (arg == "-T") {
-      if (!value(format)) return bad("-T needs a format");
-      if (format != "svg" && format != "png" && format != "dot") return bad("-T " + format + ": not one of svg, png, dot");
+    } else if (output_option(args, i, output, format, text)) {
+      if (!text.empty()) return bad(text);
     } else if (arg == "--scale") {
       if (!value(text)) return bad("--scale needs a number");
       char* end = nullptr;
@@ -178,9 +252,36 @@ int scg(const std::vector<std::string_view>& args) {
       }
     } else if (arg == "--arcs") {
       if (!value(text)) return bad("--arcs needs a list");
-      for (const std::string& kind : split_list(text)) options.arc_kinds.insert(kind);
+      for (std::string kind : split_list(text)) {
+        std::replace(kind.begin(), kind.end(), '-', ' ');
+        if (kind.empty()) return bad("--arcs " + text + ": an empty kind");
+        options.arc_kinds.insert(kind);
+      }
     } else if (arg == "--same-core-arcs") {
       options.same_core_arcs = true;
+    } else if (arg == "--same-scale-as") {
+      if (!value(same_scale_as)) return bad("--same-scale-as needs a trace file");
+    } else if (arg == "--from") {
+      if (!value(from_text)) return bad("--from needs a time");
+    } else if (arg == "--to") {
+      if (!value(to_text)) return bad("--to needs a time");
+    } else if (arg == "--overhead") {
+      if (!value(text)) return bad("--overhead needs total or detail");
+      if (text != "total" && text != "detail") return bad("--overhead " + text + ": not one of total, detail");
+      options.overhead_detail = text == "detail";
+    } else if (arg == "--miss-range") {
+      if (!value(text)) return bad("--miss-range needs MIN,MAX");
+      const std::vector<std::string> bounds = split_list(text);
+      char* end_min = nullptr;
+      char* end_max = nullptr;
+      const double min = bounds.size() == 2 ? std::strtod(bounds[0].c_str(), &end_min) : 0;
+      const double max = bounds.size() == 2 ? std::strtod(bounds[1].c_str(), &end_max) : 0;
+      if (bounds.size() != 2 || end_min == bounds[0].c_str() || *end_min != '\0' || end_max == bounds[1].c_str() ||
+          *end_max != '\0' || !(min >= 0) || !(max > min)) {
+        return bad("--miss-range " + text + ": must be MIN,MAX with 0 <= MIN < MAX");
+      }
+      options.miss_min = min;
+      options.miss_max = max;
     } else if (arg.starts_with("-")) {
       return bad("unknown option '" + std::string(arg) + "'");
     } else if (!path.empty()) {
@@ -189,26 +290,79 @@ int scg(const std::vector<std::string_view>& args) {
       path = arg;
     }
   }
-  if (path.empty()) return bad("no trace file given");
-  if (output.empty()) return bad("no output file given (-o FILE)");
-  try {
-    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
-    if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+  if (!same_scale_as.empty() && options.cycles_per_point > 0) return bad("--scale and --same-scale-as exclude each other");
+  return drawing("scg", path, output, kScgUsage, [&](const moirai::trace::Trace& trace) {
+    if (!same_scale_as.empty()) {
+      try {
+        const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
+        // The other graph's ticks per point, as seconds per point, in this trace's ticks.
+        options.cycles_per_point = moirai::visualize::fit_cycles_per_point(other) / other.clock_hz * trace.clock_hz;
+      } catch (const moirai::trace::TraceError& error) {
+        throw std::invalid_argument("--same-scale-as " + same_scale_as + ": " + error.what());
+      }
+    }
+    for (auto [flag, text, into] : {std::tuple{"--from", &from_text, &options.from}, std::tuple{"--to", &to_text, &options.to}}) {
+      if (text->empty()) continue;
+      *into = parse_time(*text, trace.clock_hz);
+      if (!*into) throw std::invalid_argument(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
+    }
     const moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
     moirai::visualize::render_scg(layout, trace, format, output);
     std::cout << output << ": " << layout.blocks.size() << " blocks on " << layout.cores.size()
               << " cores, " << layout.arcs.size() << " arcs"
               << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "") << '\n';
-    return 0;
-  } catch (const moirai::trace::TraceError& error) {
-    std::cerr << "moirai: error: " << path << ": " << error.what() << '\n';
-    return 2;
-  } catch (const std::invalid_argument& error) {
-    return bad(error.what());
-  } catch (const std::runtime_error& error) {
-    std::cerr << "moirai: error: scg: " << error.what() << '\n';
-    return 1;
+  });
+}
+
+constexpr const char* kUccUsage = "usage: moirai ucc TRACE -o FILE [--weighted] [-T svg|png|dot]\n";
+
+constexpr const char* kUccHelp =
+    "\nDraws the Unit & Constraint Collection (paper sections 3.3.1 and 5.4.1): the constraints the\n"
+    "program placed on its units, without the runtime's and the hardware's choices. Units go from\n"
+    "top to bottom by their depth in the program's dependencies (a unit sits just below the\n"
+    "deepest unit constraining it); simple constraints are lines coloured by construct, a VP's\n"
+    "consecutive units are joined by a dashed line, and each complex constraint (a typed-send\n"
+    "group, a singleton) is a diamond with lines in from the units whose calls affect it and out\n"
+    "to the units it constrains. The critical path has a red rim; the legend gives the\n"
+    "parallelism (total work / critical-path work). A row shows 48 units, the rest of it merged.\n\n"
+    "  -o FILE       output file (required)\n"
+    "  -T FORMAT     svg (default), png or dot\n"
+    "  --weighted    boxes as tall as the unit's instructions (its cycles of work when the trace\n"
+    "                has no instruction counter; the legend says which), placed by the weight\n"
+    "                of the heaviest chain above them\n";
+
+int ucc(const std::vector<std::string_view>& args) {
+  std::string path, output, format = "svg";
+  moirai::visualize::UccOptions options;
+  const auto bad = [](const std::string& message) { return bad_input("ucc: " + message, kUccUsage); };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    std::string error;
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kUccUsage << kUccHelp;
+      return 0;
+    } else if (output_option(args, i, output, format, error)) {
+      if (!error.empty()) return bad(error);
+    } else if (arg == "--weighted") {
+      options.weighted = true;
+    } else if (arg.starts_with("-")) {
+      return bad("unknown option '" + std::string(arg) + "'");
+    } else if (!path.empty()) {
+      return bad("one trace at a time ('" + path + "' and '" + std::string(arg) + "')");
+    } else {
+      path = arg;
+    }
   }
+  return drawing("ucc", path, output, kUccUsage, [&](const moirai::trace::Trace& trace) {
+    const moirai::visualize::UccLayout layout = moirai::visualize::layout_ucc(trace, options);
+    moirai::visualize::render_ucc(layout, format, output);
+    std::cout << output << ": " << trace.units.size() << " units, " << layout.nodes.size() << " nodes, "
+              << layout.arcs.size() << " arcs, parallelism " << layout.parallelism
+              << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "")
+              << (layout.merged_units ? " (" + std::to_string(layout.merged_units) + " units merged into row nodes)" : "")
+              << (layout.omitted_units ? " (" + std::to_string(layout.omitted_units) + " units too deep to draw)" : "")
+              << '\n';
+  });
 }
 
 }  // namespace
@@ -225,6 +379,7 @@ int main(int argc, char** argv) {
   if (command == "stats") return trace_command("stats", args, kStatsHelp, print_stats);
   if (command == "report") return trace_command("report", args, kReportHelp, print_report);
   if (command == "scg") return scg(args);
+  if (command == "ucc") return ucc(args);
   if (command == "sweep") return moirai::sweep::sweep_command(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }

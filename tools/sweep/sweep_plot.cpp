@@ -1,12 +1,12 @@
 #include "sweep_plot.h"
 
 #include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
 
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
+#include "graphviz_render.h"
 #include "number_text.h"
 
 namespace moirai::sweep {
@@ -21,25 +21,20 @@ const char* const kOverheadColor = "#d0421b";
 
 std::string number(double value, const char* format = "%.2f") { return number_text(value, format); }
 
-// Plot builds the graph: nodes pinned at plot coordinates, edges as straight lines.
+// Plot pins nodes at plot coordinates on visualize's PinnedGraph; edges are straight lines.
 class Plot {
  public:
-  Plot() : graph_(agopen(const_cast<char*>("sweep"), Agundirected, nullptr)) {
-    set(graph_, "splines", "line");
-    set(graph_, "outputorder", "edgesfirst");
-    set(graph_, "fontname", "Helvetica");
-    set(graph_, "pad", "0.2");
-    set(graph_, "labelloc", "t");
-    agattr(graph_, AGNODE, const_cast<char*>("fontname"), const_cast<char*>("Helvetica"));
+  Plot() : graph_("sweep") {
+    set(graph_.graph(), "pad", "0.2");
+    set(graph_.graph(), "labelloc", "t");
+    agattr(graph_.graph(), AGNODE, const_cast<char*>("fontname"), const_cast<char*>("Helvetica"));
+    agattr(graph_.graph(), AGEDGE, const_cast<char*>("dir"), const_cast<char*>("none"));
   }
-  ~Plot() { agclose(graph_); }
-  Plot(const Plot&) = delete;
-  Plot& operator=(const Plot&) = delete;
 
   static void set(void* object, const char* name, const std::string& value) {
-    agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
+    visualize::detail::set_attribute(object, name, value);
   }
-  Agraph_t* graph() { return graph_; }
+  visualize::detail::PinnedGraph& graph() { return graph_; }
 
   // point is a dot of `width` points at (x, y); `shape` is point, box, ...
   Agnode_t* point(double x, double y, const std::string& color, double width = 0.5, const std::string& shape = "point") {
@@ -68,7 +63,7 @@ class Plot {
   }
   // line joins two nodes.
   void line(Agnode_t* from, Agnode_t* to, const std::string& color, double width = 1) {
-    Agedge_t* edge = agedge(graph_, from, to, nullptr, 1);
+    Agedge_t* edge = agedge(graph_.graph(), from, to, nullptr, 1);
     set(edge, "color", color);
     set(edge, "penwidth", number(width, "%.2f"));
   }
@@ -79,8 +74,8 @@ class Plot {
 
  private:
   Agnode_t* add(double x, double y) {
-    Agnode_t* node = agnode(graph_, const_cast<char*>(("n" + std::to_string(count_++)).c_str()), 1);
-    set(node, "pos", number(x) + "," + number(y) + "!");
+    Agnode_t* node = graph_.node("n" + std::to_string(count_++));
+    set(node, "pos", visualize::detail::point(x, y));
     return node;
   }
   Agnode_t* end_point(double x, double y) {
@@ -91,7 +86,7 @@ class Plot {
     set(node, "style", "invis");
     return node;
   }
-  Agraph_t* graph_;
+  visualize::detail::PinnedGraph graph_;
   int count_ = 0;
 };
 
@@ -119,7 +114,7 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
   const double left_max = nice_axis_max(makespan_max), right_max = nice_axis_max(overhead_max);
   const double width = std::max(kMinWidth, kPerValue * static_cast<double>(points.size()));
   Plot plot;
-  Plot::set(plot.graph(), "label", "moirai sweep: makespan and runtime overhead against " + name + "\n" + subtitle);
+  Plot::set(plot.graph().graph(), "label", "moirai sweep: makespan and runtime overhead against " + name + "\n" + subtitle);
 
   // Grid, axes and ticks: both y axes have kTicks steps, so one grid line serves both.
   for (int k = 0; k <= kTicks; ++k) {
@@ -145,7 +140,9 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
     const PlotPoint& p = points[i];
     const double x = width * (static_cast<double>(i) + 0.5) / static_cast<double>(n);
     plot.segment(x, 0, x, -4, "black");
-    plot.text(x, -14, p.ok ? p.label : p.label + " (failed)", 9, p.ok ? "black" : "red");
+    // The best value is named under the axis, where no series point can cover it.
+    plot.text(x, -14, p.ok ? (p.best ? p.label + " (best)" : p.label) : p.label + " (failed)", 9,
+              p.ok ? (p.best ? kMakespanColor : "black") : "red");
     if (!p.ok) {
       plot.text(x, 0, "x", 10, "red");
       any_failed = true;
@@ -161,7 +158,6 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
     if (previous_overhead != nullptr) plot.line(previous_overhead, overhead, kOverheadColor, 1.6);
     previous_makespan = makespan;
     previous_overhead = overhead;
-    if (p.best) plot.text(x, y_makespan + 12, "best", 9, kMakespanColor);
   }
 
   std::string legend = std::string("<table border='0' cellborder='0' cellspacing='2'>") +
@@ -170,17 +166,10 @@ void plot_sweep(const std::vector<PlotPoint>& points, const std::string& name, c
                        (any_failed ? "<tr><td><font color='red'>x</font></td><td align='left'>a value whose run failed</td></tr>" : "") +
                        "</table>";
   Agnode_t* key = plot.text(width + 120, kHeight - 20, "", 9);
-  agsafeset(key, const_cast<char*>("label"), agstrdup_html(plot.graph(), const_cast<char*>(legend.c_str())),
-            const_cast<char*>(""));
+  plot.graph().html_label(key, legend);
 
   const std::size_t dot = path.rfind('.');
-  const std::string format = dot == std::string::npos ? "svg" : path.substr(dot + 1);
-  GVC_t* context = gvContext();
-  int failed = gvLayout(context, plot.graph(), "nop2");
-  if (failed == 0) failed = gvRenderFilename(context, plot.graph(), format.c_str(), path.c_str());
-  gvFreeLayout(context, plot.graph());
-  gvFreeContext(context);
-  if (failed != 0) throw std::runtime_error("Graphviz could not render " + path);
+  plot.graph().render(dot == std::string::npos ? "svg" : path.substr(dot + 1), path);
 }
 
 }  // namespace moirai::sweep

@@ -38,9 +38,11 @@ const char* const kSweepHelp =
     "Exit status: 0 when at least one value succeeded, 1 when every run failed, 2 bad input\n"
     "(no or malformed --param, a command without '{NAME}', nothing after '--', --repeat 0,\n"
     "an unknown flag).\n\n"
-    "example:\n"
+    "examples:\n"
     "  moirai sweep --param pieces=4,8,16,32 --repeat 3 -- \\\n"
-    "      build/release/apps/matmul/matmul --size 384 --pieces {pieces}\n";
+    "      build/release/apps/matmul/matmul --size 384 --pieces {pieces}\n"
+    "  moirai sweep --param pieces=40,80,160,320 -- \\\n"
+    "      build/release/apps/matmul/matmul --machine sim:40 --pieces {pieces}\n";
 
 namespace {
 

@@ -1,13 +1,16 @@
 #include "moirai/visualize/scg.h"
 
-#include <graphviz/cgraph.h>
-#include <graphviz/gvc.h>
+#include "graphviz_render.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cmath>
 #include <cstdio>
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
+
+#include "moirai/visualize/run_summary.h"
 
 namespace moirai::visualize {
 
@@ -15,10 +18,23 @@ namespace {
 
 // The paper's default SCG shows creation, direct and typed sends and singleton dependencies;
 // the receivers' crossing dependencies back to the senders are there on request.
-const std::set<std::string> kDefaultKinds = {"create_vp",  "send_from_to",  "send_of_type_to",
-                                             "send_of_type", "singleton", "singleton end"};
+const std::set<std::string> kDefaultKinds = {"create_vp",    "send_from_to", "send_of_type_to",
+                                             "send_of_type", "singleton",    "singleton end",
+                                             kUserEventArc};
 constexpr double kFitHeight = 1600;  // points, when no scale is given
 constexpr double kMinBlock = 1.0;    // points: smaller units merge with their neighbours
+constexpr double kArrow = 4.0;       // points: arrowhead length
+
+// Overhead kinds in detail mode, in the order they are stacked from the top of a block.
+struct OverheadKind {
+  const char* name;
+  const char* color;
+};
+constexpr OverheadKind kDecide{"assigner + switch", "grey45"};
+constexpr OverheadKind kCommunicate{"state-update communication", "grey65"};
+constexpr OverheadKind kLock{"runtime-lock wait", "grey20"};
+constexpr OverheadKind kUpdate{"constraint update", "grey85"};
+constexpr OverheadKind kCreate{"create meta-unit", "rosybrown"};
 
 std::string fmt(double value, const char* format = "%.2f") {
   char text[64];
@@ -26,16 +42,84 @@ std::string fmt(double value, const char* format = "%.2f") {
   return text;
 }
 
+std::string lower(std::string text) {
+  for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return text;
+}
+
+// A miss counter counts cache misses (PAPI_L1_DCM, PAPI_L2_TCM, perf::CACHE-MISSES, ...).
+bool is_miss_counter(const std::string& name) {
+  const std::string n = lower(name);
+  return n.find("_dcm") != std::string::npos || n.find("_tcm") != std::string::npos ||
+         n.find("miss") != std::string::npos;
+}
+
+bool is_instruction_counter(const std::string& name) {
+  const std::string n = lower(name);
+  return n == "papi_tot_ins" || n == "perf::instructions" || n == "instructions";
+}
+
+// VpNames renders "VP 3 'worker'" without a search per unit.
+class VpNames {
+ public:
+  explicit VpNames(const trace::Trace& trace) {
+    for (const auto& vp : trace.vps) names_[vp.id] = &vp;
+  }
+  std::string operator()(std::uint64_t id) const {
+    auto found = names_.find(id);
+    return "VP " + std::to_string(id) + (found == names_.end() ? "" : " '" + found->second->name + "'");
+  }
+  const trace::Trace::Vp* find(std::uint64_t id) const {
+    auto found = names_.find(id);
+    return found == names_.end() ? nullptr : found->second;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, const trace::Trace::Vp*> names_;
+};
+
+// began_at maps each unit to the call site of the construct that began it: the one that ended
+// the previous unit of its VP, or the VP's creation for its first unit.
+std::unordered_map<std::uint64_t, std::string> began_at(const trace::Trace& trace, const VpNames& vps) {
+  std::vector<const trace::UnitRecord*> units;
+  units.reserve(trace.units.size());
+  for (const trace::Unit& unit : trace.units) units.push_back(&unit.record);
+  std::sort(units.begin(), units.end(), [](auto* a, auto* b) {
+    return a->vp != b->vp ? a->vp < b->vp : a->begin < b->begin;
+  });
+  std::unordered_map<std::uint64_t, std::string> began;
+  began.reserve(units.size());
+  for (std::size_t i = 0; i < units.size(); ++i) {
+    const trace::UnitRecord& r = *units[i];
+    if (i > 0 && units[i - 1]->vp == r.vp) {
+      began[r.unit] = trace.construct_name(units[i - 1]->ended_by) + " at " + trace.site_name(units[i - 1]->site);
+    } else {
+      const trace::Trace::Vp* vp = vps.find(r.vp);
+      began[r.unit] = "created at " + (vp ? trace.site_name(vp->site) : std::string("?"));
+    }
+  }
+  return began;
+}
+
 }  // namespace
 
-std::string default_arc_color(const std::string& construct) {
+std::string default_arc_color(const std::string& kind) {
   static const std::map<std::string, std::string> colors = {
       {"create_vp", "red"},           {"send_of_type_to", "green3"}, {"singleton", "orange"},
       {"singleton end", "orange"},    {"send_from_to", "blue"},      {"send_of_type", "purple"},
       {"receive_from_to", "skyblue"}, {"receive_of_type_to", "palegreen"},
-      {"receive_of_type", "plum"}};
-  auto found = colors.find(construct);
+      {"receive_of_type", "plum"},    {kLockHandoffArc, "black"},    {kCoreSuccessionArc, "grey60"},
+      {kUserEventArc, "magenta"}};
+  auto found = colors.find(kind);
   return found == colors.end() ? "gray40" : found->second;
+}
+
+std::string miss_color(double rate, double min, double max) {
+  const double t = max > min ? std::clamp((rate - min) / (max - min), 0.0, 1.0) : 0.0;
+  char text[8];
+  std::snprintf(text, sizeof text, "#%02x00%02x", static_cast<int>(std::lround(255 * t)),
+                static_cast<int>(std::lround(255 * (1 - t))));
+  return text;
 }
 
 double ScgLayout::x_of(std::uint32_t core) const {
@@ -43,9 +127,17 @@ double ScgLayout::x_of(std::uint32_t core) const {
   return static_cast<double>(at) * (column_width + column_gap);
 }
 
+double fit_cycles_per_point(const trace::Trace& trace) {
+  return std::max(1.0, static_cast<double>(run_span(trace).length()) / kFitHeight);
+}
+
 ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   if (options.cycles_per_point < 0) throw std::invalid_argument("the scale must be positive");
+  if (options.miss_min && options.miss_max && !(*options.miss_min < *options.miss_max)) {
+    throw std::invalid_argument("the miss colour range is empty: its minimum must be below its maximum");
+  }
   ScgLayout layout;
+  layout.overhead_detail = options.overhead_detail;
   layout.cores = options.cores;
   if (layout.cores.empty()) {
     for (std::uint32_t k = 0; k < trace.core_count; ++k) layout.cores.push_back(k);
@@ -57,51 +149,97 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
                                   std::to_string(trace.core_count - 1) + ")");
     }
   }
+  std::set<std::string> known = {kLockHandoffArc, kCoreSuccessionArc, kUserEventArc};
+  for (const std::string& name : trace.constructs) known.insert(name);
+  for (const std::string& kind : options.arc_kinds) {
+    if (!known.count(kind)) {
+      std::string list;
+      for (const std::string& name : known) list += (list.empty() ? "" : ", ") + name;
+      throw std::invalid_argument("no arc kind '" + kind + "' in this trace (kinds: " + list + ")");
+    }
+  }
   auto cmd = trace.metadata.find("command_line");
   layout.title = "Scheduling Consequence Graph: " + (cmd == trace.metadata.end() ? std::string("?") : cmd->second);
 
-  // Units per core in time order; the run's extent.
-  std::map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
-  std::uint64_t first = UINT64_MAX, last = 0;
-  for (const trace::Unit& unit : trace.units) {
-    first = std::min(first, unit.record.assign);
-    last = std::max(last, unit.record.handler_end);
-    per_core[unit.core].push_back(&unit);
+  // The drawn window of the run.
+  const RunSpan span = run_span(trace);
+  layout.run_start = span.first;
+  const std::uint64_t from = options.from.value_or(0), to = options.to.value_or(span.length());
+  if (options.from && options.to && from >= to) {
+    throw std::invalid_argument("the window is empty: --from must be before --to");
   }
-  for (const trace::Span& idle : trace.idle) {
-    first = std::min(first, idle.begin);
-    last = std::max(last, idle.end);
+  if (options.from && from >= span.length() && !trace.units.empty()) {
+    throw std::invalid_argument("--from is past the end of the run (" + std::to_string(span.length()) + " ticks long)");
   }
-  if (first == UINT64_MAX) first = last = 0;
-  layout.origin = first;
-  layout.makespan = last - first;
+  const std::uint64_t window_begin = span.first + from, window_end = span.first + std::min(to, span.length());
+  layout.origin = window_begin;
+  layout.makespan = window_end - window_begin;
   layout.cycles_per_point = options.cycles_per_point > 0
                                 ? options.cycles_per_point
                                 : std::max(1.0, static_cast<double>(layout.makespan) / kFitHeight);
+  const auto y_of = [&](std::uint64_t tick) {
+    return static_cast<double>(std::clamp(tick, window_begin, window_end) - window_begin) / layout.cycles_per_point;
+  };
 
+  // The counters behind the work colour.
+  std::optional<std::size_t> miss, instructions;
+  for (std::size_t i = 0; i < trace.counters.size(); ++i) {
+    if (!miss && is_miss_counter(trace.counters[i])) miss = i;
+    if (!instructions && is_instruction_counter(trace.counters[i])) instructions = i;
+  }
+  if (miss) {
+    layout.miss_counter = trace.counters[*miss];
+    layout.miss_denominator = instructions ? "instruction" : "work tick";
+  }
+
+  std::unordered_map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
+  for (const trace::Unit& unit : trace.units) per_core[unit.core].push_back(&unit);
+  const VpNames vps(trace);
+  const auto began = began_at(trace, vps);
   std::unordered_map<std::uint64_t, std::size_t> block_of_unit;
+  block_of_unit.reserve(trace.units.size());
+  std::unordered_map<std::uint64_t, double> freed_y;  // unit id -> y of its start
+  std::vector<std::vector<std::size_t>> column(trace.core_count);  // block indexes per core, top down
+  double rate_min = HUGE_VAL, rate_max = -HUGE_VAL;
   for (std::uint32_t core : layout.cores) {
     auto& units = per_core[core];
     std::sort(units.begin(), units.end(),
               [](const trace::Unit* a, const trace::Unit* b) { return a->record.assign < b->record.assign; });
     for (const trace::Unit* unit : units) {
       const trace::UnitRecord& r = unit->record;
-      const double y = static_cast<double>(r.assign - layout.origin) / layout.cycles_per_point;
-      const double height = static_cast<double>(r.handler_end - r.assign) / layout.cycles_per_point;
+      if (r.handler_end <= window_begin || r.assign >= window_end) continue;
+      const double y = y_of(r.assign);
+      const double height = y_of(r.handler_end) - y;
+      freed_y[r.unit] = y;
+      double rate = -1;
+      if (miss) {
+        const double denominator = instructions ? static_cast<double>(unit->counters[*instructions])
+                                                : static_cast<double>(r.end - r.begin);
+        if (denominator > 0) {
+          rate = static_cast<double>(unit->counters[*miss]) / denominator;
+          rate_min = std::min(rate_min, rate);
+          rate_max = std::max(rate_max, rate);
+        }
+      }
       // A unit below a point joins the previous block on its core when that one is small too.
-      if (height < kMinBlock && !layout.blocks.empty() && layout.blocks.back().core == core &&
-          layout.blocks.back().height < kMinBlock &&
-          layout.blocks.back().y + layout.blocks.back().height + kMinBlock >= y) {
-        ScgBlock& block = layout.blocks.back();
-        block.height = y + height - block.y;
-        block.ticks += r.handler_end - r.assign;
-        block.work_ticks += r.end - r.begin;
-        ++block.merged;
-        layout.merged_any = true;
-        block.tooltip = std::to_string(block.merged) + " units merged (each below one point), from unit " +
-                        std::to_string(block.unit);
-        block_of_unit[r.unit] = layout.blocks.size() - 1;
-        continue;
+      if (height < kMinBlock && !column[core].empty()) {
+        ScgBlock& block = layout.blocks[column[core].back()];
+        if (block.height < kMinBlock && block.y + block.height + kMinBlock >= y) {
+          block.height = y + height - block.y;
+          block.ticks += r.handler_end - r.assign;
+          block.work_ticks += r.end - r.begin;
+          block.decide_ticks += r.begin - r.assign;
+          block.lock_ticks += r.locked - r.end;
+          block.communicate_ticks += r.handler - r.locked;
+          block.update_ticks += r.handler_end - r.handler;
+          block.miss_rate = -1;
+          ++block.merged;
+          layout.merged_any = true;
+          block.tooltip = std::to_string(block.merged) + " units merged (each below one point), from unit " +
+                          std::to_string(block.unit);
+          block_of_unit[r.unit] = column[core].back();
+          continue;
+        }
       }
       ScgBlock block;
       block.core = core;
@@ -110,55 +248,135 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.height = height;
       block.ticks = r.handler_end - r.assign;
       block.work_ticks = r.end - r.begin;
-      const std::string vp = [&] {
-        for (const auto& v : trace.vps) {
-          if (v.id == r.vp) return "VP " + std::to_string(v.id) + " '" + v.name + "'";
-        }
-        return "VP " + std::to_string(r.vp);
-      }();
-      block.tooltip = "unit " + std::to_string(r.unit) + ", " + vp + ", core " + std::to_string(core) +
+      block.decide_ticks = r.begin - r.assign;
+      block.lock_ticks = r.locked - r.end;
+      block.communicate_ticks = r.handler - r.locked;
+      block.update_ticks = r.handler_end - r.handler;
+      block.created = trace.construct_name(r.ended_by) == "create_vp";
+      block.miss_rate = rate;
+      auto begun = began.find(r.unit);
+      block.tooltip = "unit " + std::to_string(r.unit) + ", " + vps(r.vp) + ", core " + std::to_string(core) +
+                      "\\nbegan after " + (begun == began.end() ? std::string("?") : begun->second) +
                       "\\nended by " + trace.construct_name(r.ended_by) + " at " + trace.site_name(r.site) +
-                      "\\ncycles " + std::to_string(block.ticks) + ": work " + std::to_string(r.end - r.begin) +
-                      ", decide " + std::to_string(r.begin - r.assign) + ", communicate " +
-                      std::to_string(r.handler - r.end) + " (lock " + std::to_string(r.locked - r.end) +
-                      "), update " + std::to_string(r.handler_end - r.handler);
+                      "\\ncycles " + std::to_string(block.ticks) + ": work " + std::to_string(block.work_ticks) +
+                      ", decide " + std::to_string(block.decide_ticks) + ", communicate " +
+                      std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) + "), " +
+                      (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
       for (std::size_t i = 0; i < unit->counters.size() && i < trace.counters.size(); ++i) {
         block.tooltip += "\\n" + trace.counters[i] + " " + std::to_string(unit->counters[i]);
       }
+      if (rate >= 0) block.tooltip += "\\nmisses per " + layout.miss_denominator + " " + fmt(rate, "%.4g");
       block_of_unit[r.unit] = layout.blocks.size();
+      column[core].push_back(layout.blocks.size());
       layout.blocks.push_back(std::move(block));
     }
   }
+  layout.miss_min = options.miss_min.value_or(rate_min == HUGE_VAL ? 0 : rate_min);
+  layout.miss_max = options.miss_max.value_or(rate_max == -HUGE_VAL ? 0 : rate_max);
 
+  // Constraint arcs: from the moment the freeing unit's handler recorded the constraint to the
+  // start of the freed unit.
   const std::set<std::string>& kinds = options.arc_kinds.empty() ? kDefaultKinds : options.arc_kinds;
   for (const trace::ConstraintRecord& c : trace.constraints) {
     const std::string kind = trace.construct_name(c.construct);
     if (!kinds.count(kind)) continue;
-    auto from = block_of_unit.find(c.from);
-    auto to = block_of_unit.find(c.to);
-    if (from == block_of_unit.end() || to == block_of_unit.end()) continue;  // a core not drawn
-    if (!options.same_core_arcs && layout.blocks[from->second].core == layout.blocks[to->second].core) continue;
-    layout.arcs.push_back(ScgArc{from->second, to->second, kind});
+    auto from_block = block_of_unit.find(c.from);
+    auto to_block = block_of_unit.find(c.to);
+    if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;  // not drawn
+    const ScgBlock& tail = layout.blocks[from_block->second];
+    if (!options.same_core_arcs && tail.core == layout.blocks[to_block->second].core) continue;
+    const double from_y = std::clamp(y_of(c.time), tail.y, tail.y + tail.height);
+    layout.arcs.push_back(ScgArc{from_block->second, to_block->second, kind, from_y, freed_y.at(c.to)});
+  }
+  // Runtime-lock handoffs: the releasing core's block at the moment of the handoff to the
+  // waiting core's block.
+  const auto block_at = [&](std::uint32_t core, double y) -> std::optional<std::size_t> {
+    if (core >= column.size()) return std::nullopt;
+    const auto& blocks = column[core];
+    auto after = std::upper_bound(blocks.begin(), blocks.end(), y,
+                                  [&](double at, std::size_t b) { return at < layout.blocks[b].y; });
+    if (after == blocks.begin()) return std::nullopt;
+    const ScgBlock& block = layout.blocks[*(after - 1)];
+    if (y > block.y + block.height + kMinBlock) return std::nullopt;
+    return *(after - 1);
+  };
+  if (kinds.count(kLockHandoffArc)) {
+    for (const auto& handoff : trace.lock_handoffs) {
+      const std::uint64_t at = handoff.record.acquired;
+      if (at < window_begin || at > window_end) continue;
+      const double y = y_of(at);
+      const auto releasing = block_at(handoff.record.from, y), waiting = block_at(handoff.core, y);
+      if (releasing && waiting) layout.arcs.push_back(ScgArc{*releasing, *waiting, kLockHandoffArc, y, y});
+    }
+  }
+  // Application phases: from the point a phase began to the point it ended, in its VP's units.
+  if (kinds.count(kUserEventArc) && !trace.user_events.empty()) {
+    std::unordered_map<std::uint64_t, std::uint64_t> vp_of;  // unit -> VP
+    for (const trace::Unit& unit : trace.units) vp_of[unit.record.unit] = unit.record.vp;
+    std::map<std::pair<std::uint64_t, std::uint32_t>, std::vector<const trace::UserEventRecord*>> open;  // (VP, name)
+    std::vector<const trace::UserEventRecord*> events;
+    for (const auto& event : trace.user_events) events.push_back(&event.record);
+    std::sort(events.begin(), events.end(), [](auto* a, auto* b) { return a->time < b->time; });
+    for (const trace::UserEventRecord* event : events) {
+      auto vp = vp_of.find(event->unit);
+      if (vp == vp_of.end()) continue;
+      auto& stack = open[{vp->second, event->name}];
+      if (event->phase == 1) {
+        stack.push_back(event);
+      } else if (!stack.empty()) {
+        const trace::UserEventRecord* begin = stack.back();
+        stack.pop_back();
+        auto from_block = block_of_unit.find(begin->unit), to_block = block_of_unit.find(event->unit);
+        if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;
+        layout.arcs.push_back(ScgArc{from_block->second, to_block->second, kUserEventArc, y_of(begin->time), y_of(event->time)});
+        auto name = trace.user_event_names.find(event->name);
+        layout.arcs.back().note = "phase '" + (name == trace.user_event_names.end() ? std::string("?") : name->second) + "'";
+      }
+    }
+  }
+  if (kinds.count(kCoreSuccessionArc)) {
+    for (std::uint32_t core : layout.cores) {
+      for (std::size_t i = 1; i < column[core].size(); ++i) {
+        const ScgBlock& previous = layout.blocks[column[core][i - 1]];
+        layout.arcs.push_back(ScgArc{column[core][i - 1], column[core][i], kCoreSuccessionArc,
+                                     previous.y + previous.height, layout.blocks[column[core][i]].y});
+      }
+    }
   }
   return layout;
 }
 
 void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::string& format,
                 const std::string& path) {
-  if (format != "svg" && format != "png" && format != "dot") {
-    throw std::runtime_error("unknown output format '" + format + "' (svg, png or dot)");
-  }
-  Agraph_t* graph = agopen(const_cast<char*>("scg"), Agdirected, nullptr);
-  auto set = [](void* object, const char* name, const std::string& value) {
-    agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
-  };
-  set(graph, "splines", "line");
-  set(graph, "outputorder", "edgesfirst");
+  detail::PinnedGraph pinned("scg");
+  Agraph_t* graph = pinned.graph();
+  const auto set = detail::set_attribute;
+  set(graph, "outputorder", "nodesfirst");  // arcs cross the blocks, as in the paper
   set(graph, "label", layout.title);
   set(graph, "labelloc", "t");
-  set(graph, "fontname", "Helvetica");
   const bool tsc = trace.metadata.count("clock_source") && trace.metadata.at("clock_source") == "tsc";
   const std::string unit_word = tsc ? "cycles" : "ns";
+  const auto work_color = [&](const ScgBlock& block) {
+    if (block.merged > 1) return std::string("lightsteelblue");
+    if (layout.miss_counter.empty() || block.miss_rate < 0) return std::string("steelblue");
+    return miss_color(block.miss_rate, layout.miss_min, layout.miss_max);
+  };
+  std::size_t overlays = 0;
+  const auto overlay = [&](const ScgBlock& block, double y, double height, const OverheadKind& kind) {
+    if (height < 0.3) return;  // invisible at this scale
+    Agnode_t* node = agnode(graph, const_cast<char*>(("o" + std::to_string(overlays++)).c_str()), 1);
+    set(node, "shape", "box");
+    set(node, "style", "filled");
+    set(node, "fixedsize", "true");
+    set(node, "penwidth", "0");
+    set(node, "label", "");
+    set(node, "fillcolor", kind.color);
+    set(node, "width", fmt(layout.column_width / 72.0, "%.4f"));
+    set(node, "height", fmt(height / 72.0, "%.4f"));
+    set(node, "pos", fmt(layout.x_of(block.core) + layout.column_width / 2) + "," + fmt(-(y + height / 2)) + "!");
+    set(node, "tooltip", std::string(kind.name) + " (" + block.tooltip + ")");
+    set(node, "class", std::string("scgoverhead ") + kind.name);
+  };
 
   std::vector<Agnode_t*> nodes(layout.blocks.size());
   for (std::size_t i = 0; i < layout.blocks.size(); ++i) {
@@ -176,26 +394,52 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
     set(node, "height", fmt(height / 72.0, "%.4f"));
     set(node, "pos", fmt(x) + "," + fmt(y) + "!");
     const double overhead = block.ticks ? 1.0 - static_cast<double>(block.work_ticks) / static_cast<double>(block.ticks) : 0;
-    // Overhead (grey) over work; without a cache-miss counter the work region is neutral.
-    set(node, "fillcolor", block.merged > 1 ? "lightsteelblue" : "grey70;" + fmt(std::clamp(overhead, 0.001, 0.999), "%.3f") + ":steelblue");
-    set(node, "gradientangle", "270");
+    if (layout.overhead_detail || block.merged > 1) {
+      set(node, "fillcolor", work_color(block));
+    } else {
+      // Overhead (grey) over work; the two-stop gradient with a weight draws a sharp edge.
+      set(node, "fillcolor", "grey70;" + fmt(std::clamp(overhead, 0.001, 0.999), "%.3f") + ":" + work_color(block));
+      set(node, "gradientangle", "270");
+    }
     set(node, "label", height >= 10 ? (block.merged > 1 ? std::to_string(block.merged) + " units" : std::to_string(block.unit)) : "");
     set(node, "fontsize", "8");
     set(node, "tooltip", block.tooltip);
     set(node, "class", block.merged > 1 ? "scgmerged" : "scgunit");
+    if (layout.overhead_detail && block.merged == 1 && block.ticks > 0) {
+      // The kinds stacked from the block's top, each as tall as its share of the block.
+      const double per_tick = block.height / static_cast<double>(block.ticks);
+      double top = block.y;
+      for (const auto& [ticks, kind] : {std::pair{block.decide_ticks, kDecide}, std::pair{block.communicate_ticks, kCommunicate},
+                                        std::pair{block.lock_ticks, kLock},
+                                        std::pair{block.update_ticks, block.created ? kCreate : kUpdate}}) {
+        const double h = static_cast<double>(ticks) * per_tick;
+        overlay(block, top, h, kind);
+        top += h;
+      }
+    }
   }
+  // Arcs take the positions the layout gave them (nop2 keeps an edge's pos): from the freeing
+  // point on the side of its column that faces the freed block, to the top of the freed block.
   for (const ScgArc& arc : layout.arcs) {
+    const ScgBlock& tail = layout.blocks[arc.from];
+    const ScgBlock& head = layout.blocks[arc.to];
+    const double head_x = layout.x_of(head.core) + layout.column_width / 2;
+    double tail_x = layout.x_of(tail.core) + layout.column_width / 2;
+    if (head.core != tail.core) tail_x += (layout.x_of(head.core) > layout.x_of(tail.core) ? 0.5 : -0.5) * layout.column_width;
+    const double x0 = tail_x, y0 = -arc.from_y, x3 = head_x, y3 = -arc.to_y;
+    const double length = std::max(std::hypot(x3 - x0, y3 - y0), kArrow * 2);
+    const double xe = x3 - (x3 - x0) * kArrow / length, ye = y3 - (y3 - y0) * kArrow / length;
     Agedge_t* edge = agedge(graph, nodes[arc.from], nodes[arc.to], nullptr, 1);
+    set(edge, "pos", "e," + fmt(x3) + "," + fmt(y3) + " " + fmt(x0) + "," + fmt(y0) + " " + fmt(x0 + (xe - x0) / 3) +
+                         "," + fmt(y0 + (ye - y0) / 3) + " " + fmt(x0 + 2 * (xe - x0) / 3) + "," +
+                         fmt(y0 + 2 * (ye - y0) / 3) + " " + fmt(xe) + "," + fmt(ye));
     set(edge, "color", default_arc_color(arc.kind));
     set(edge, "arrowsize", "0.4");
-    set(edge, "penwidth", "0.8");
+    set(edge, "penwidth", arc.kind == kCoreSuccessionArc ? "0.4" : "0.8");
     set(edge, "class", "scgarc " + arc.kind);
-    set(edge, "tooltip", arc.kind);
-    // From the end of the freeing unit to the start of the freed one, as the paper draws them.
-    set(edge, "tailport", "s");
-    set(edge, "headport", "n");
+    set(edge, "tooltip", arc.note.empty() ? arc.kind : arc.kind + ": " + arc.note);
   }
-  // Column heads and a time axis, at the graph's own scale.
+  // Column heads and a time axis, counted from the run's start.
   for (std::uint32_t core : layout.cores) {
     Agnode_t* head = agnode(graph, const_cast<char*>(("core" + std::to_string(core)).c_str()), 1);
     set(head, "shape", "plaintext");
@@ -203,38 +447,61 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
     set(head, "pos", fmt(layout.x_of(core) + layout.column_width / 2) + ",14!");
   }
   const double height_points = static_cast<double>(layout.makespan) / layout.cycles_per_point;
+  const double offset = static_cast<double>(layout.origin - layout.run_start);
   for (int tick = 0; tick <= 10; ++tick) {
     Agnode_t* label = agnode(graph, const_cast<char*>(("t" + std::to_string(tick)).c_str()), 1);
     set(label, "shape", "plaintext");
     set(label, "fontsize", "8");
-    set(label, "label", fmt(height_points * tick / 10 * layout.cycles_per_point, "%.3g") + " " + unit_word + " -");
-    set(label, "pos", "-40," + fmt(-height_points * tick / 10) + "!");
+    const double ticks = offset + height_points * tick / 10 * layout.cycles_per_point;
+    set(label, "label", fmt(ticks, "%.3g") + " " + unit_word + " (" + fmt(ticks * 1e3 / trace.clock_hz, "%.4g") + " ms) -");
+    set(label, "pos", "-60," + fmt(-height_points * tick / 10) + "!");
   }
   // Legend.
   std::string legend = "<table border='0' cellborder='1' cellspacing='0' cellpadding='3'>"
-                       "<tr><td colspan='2'><b>legend</b></td></tr>"
-                       "<tr><td bgcolor='grey70'> </td><td align='left'>runtime overhead of a unit</td></tr>"
-                       "<tr><td bgcolor='steelblue'> </td><td align='left'>work (no cache-miss counter in this trace: neutral colour)</td></tr>";
+                       "<tr><td colspan='2'><b>legend</b></td></tr>";
+  if (layout.overhead_detail) {
+    for (const OverheadKind& kind : {kDecide, kCommunicate, kLock, kUpdate, kCreate}) {
+      legend += "<tr><td bgcolor='" + std::string(kind.color) + "'> </td><td align='left'>overhead: " + kind.name + "</td></tr>";
+    }
+  } else {
+    legend += "<tr><td bgcolor='grey70'> </td><td align='left'>runtime overhead of a unit</td></tr>";
+  }
+  if (layout.miss_counter.empty()) {
+    legend += "<tr><td bgcolor='steelblue'> </td><td align='left'>work (no cache-miss counter in this trace: neutral colour)</td></tr>";
+  } else {
+    legend += "<tr><td bgcolor='#0000ff:#ff0000'> </td><td align='left'>work, by " + layout.miss_counter + " per " +
+              layout.miss_denominator + ": blue " + fmt(layout.miss_min, "%.3g") + " to red " + fmt(layout.miss_max, "%.3g") +
+              "</td></tr>";
+  }
   std::set<std::string> shown;
   for (const ScgArc& arc : layout.arcs) shown.insert(arc.kind);
   for (const std::string& kind : shown) {
     legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
   if (layout.merged_any) legend += "<tr><td bgcolor='lightsteelblue'> </td><td align='left'>units below a point, merged per core</td></tr>";
+  if (layout.origin != layout.run_start || layout.makespan != run_span(trace).length()) {
+    legend += "<tr><td colspan='2' align='left'>window: " + fmt(offset, "%.6g") + " to " +
+              fmt(offset + static_cast<double>(layout.makespan), "%.6g") + " " + unit_word + "</td></tr>";
+  }
   legend += "<tr><td colspan='2' align='left'>scale: " + fmt(layout.cycles_per_point, "%.4g") + " " + unit_word + " per point</td></tr></table>";
   Agnode_t* key = agnode(graph, const_cast<char*>("legend"), 1);
   set(key, "shape", "plaintext");
-  agsafeset(key, const_cast<char*>("label"), agstrdup_html(graph, const_cast<char*>(legend.c_str())), const_cast<char*>(""));
+  pinned.html_label(key, legend);
+  // The legend is as wide as its longest line; its left edge sits a gap right of the last column.
+  std::size_t longest = 0, line = 0;
+  for (std::size_t i = 0; i < legend.size(); ++i) {
+    if (legend[i] == '<') {
+      const std::size_t close = legend.find('>', i);
+      if (legend.compare(i, 4, "<tr>") == 0) line = 0;
+      i = close == std::string::npos ? legend.size() : close;
+    } else {
+      longest = std::max(longest, ++line);
+    }
+  }
   const double right = layout.cores.empty() ? 0 : layout.x_of(layout.cores.back()) + layout.column_width;
-  set(key, "pos", fmt(right + 220) + ",-100!");
+  set(key, "pos", fmt(right + 40 + 3.8 * static_cast<double>(longest)) + ",-100!");
 
-  GVC_t* context = gvContext();
-  int failed = gvLayout(context, graph, "nop2");
-  if (failed == 0) failed = gvRenderFilename(context, graph, format.c_str(), path.c_str());
-  gvFreeLayout(context, graph);
-  agclose(graph);
-  gvFreeContext(context);
-  if (failed != 0) throw std::runtime_error("Graphviz could not render " + path);
+  pinned.render(format, path);
 }
 
 }  // namespace moirai::visualize

@@ -12,19 +12,6 @@ namespace moirai::apps {
 
 std::size_t available_cores() { return proto::RealMachine::available_cores(); }
 
-void cores_flag(Flags& flags, std::size_t& cores) {
-  // The range is wide on purpose: asking for more cores than exist deserves its own message.
-  constexpr std::size_t kMaxCores = 4096;
-  const std::size_t machine = available_cores();
-  flags.integer("cores", cores, 1, kMaxCores, "cores to run on", "all (" + std::to_string(machine) + ")");
-  flags.check([&cores, machine] {
-    if (cores > machine) {
-      throw FlagError("--cores " + std::to_string(cores) + ": this machine has only " +
-                      std::to_string(machine) + (machine == 1 ? " core" : " cores"));
-    }
-  });
-}
-
 namespace {
 
 int report(std::string_view app, std::string_view kind, const std::exception& error, int code) {

@@ -47,12 +47,18 @@ Recording::Recording(Flags& flags) : sinks_(std::make_unique<Sinks>()) {
 
 Recording::~Recording() = default;
 
-instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv, std::ostream& log) {
+instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv, std::ostream& log,
+                                              bool simulated) {
+  if (simulated && !counters_.empty() && counters_ != "none") {
+    throw FlagError("--counters " + counters_ + ": a simulated machine has no hardware counters "
+                    "(use --counters none or unset MOIRAI_COUNTERS)");
+  }
   if (!trace_path_.empty()) {
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
     const std::vector<std::string> counters =
-        parse_counters(counters_.empty() ? kDefaultCounters : counters_);
+        simulated ? std::vector<std::string>{}
+                  : parse_counters(counters_.empty() ? kDefaultCounters : counters_);
     try {
       sinks_->trace = std::make_unique<instrument::TraceRecorder>(
           instrument::RecorderOptions{trace_path_, counters, command});

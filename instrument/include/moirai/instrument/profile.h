@@ -22,6 +22,7 @@ class Profile final : public RuntimeObserver {
   // print writes the tables (after the run).
   void print(std::ostream& out) const;
 
+  void use_time_source(const TimeSource& time) override;
   void run_start(const std::string& language, const std::vector<std::string>& construct_names,
                  std::size_t core_count) override;
   void core_start(CoreId core) override;
@@ -47,6 +48,7 @@ class Profile final : public RuntimeObserver {
 class ObserverTee final : public RuntimeObserver {
  public:
   ObserverTee(RuntimeObserver& first, RuntimeObserver& second) : a_(first), b_(second) {}
+  void use_time_source(const TimeSource& t) override { a_.use_time_source(t); b_.use_time_source(t); }
   void run_start(const std::string& l, const std::vector<std::string>& n, std::size_t c) override { a_.run_start(l, n, c); b_.run_start(l, n, c); }
   void core_start(CoreId c) override { a_.core_start(c); b_.core_start(c); }
   void core_stop(CoreId c) override { a_.core_stop(c); b_.core_stop(c); }

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "moirai/instrument/ids.h"
+#include "moirai/instrument/time_source.h"
 
 namespace moirai::instrument {
 
@@ -18,6 +19,9 @@ class RuntimeObserver {
  public:
   virtual ~RuntimeObserver() = default;
 
+  // use_time_source is called before run_start by a machine that keeps its own time (a
+  // simulation): from then on, read `time` instead of the host clock.
+  virtual void use_time_source(const TimeSource& /*time*/) {}
   // run_start describes the run before any core starts: the language, the display name of each
   // construct kind (index = kind) and the number of cores.
   virtual void run_start(const std::string& /*language*/,

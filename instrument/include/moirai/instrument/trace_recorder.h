@@ -57,6 +57,7 @@ class TraceRecorder final : public RuntimeObserver {
   // Returns what was written.
   RecorderStats finish();
 
+  void use_time_source(const TimeSource& time) override;
   void run_start(const std::string& language, const std::vector<std::string>& construct_names,
                  std::size_t core_count) override;
   void core_start(CoreId core) override;

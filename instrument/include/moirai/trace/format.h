@@ -12,7 +12,7 @@ inline constexpr char kMagic[8] = {'M', 'O', 'I', 'R', 'A', 'I', 'T', 'R'};
 // kVersionMajor changes when a reader of the previous version could misread a file.
 inline constexpr std::uint16_t kVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint16_t kVersionMinor = 1;
 // kChunkMagic opens every chunk, so a reader can tell a cut file from garbage.
 inline constexpr std::uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 // kNoCore is the chunk core of chunks that belong to no core.

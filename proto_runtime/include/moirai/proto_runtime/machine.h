@@ -1,10 +1,12 @@
-// The machine under the runtime: real cores, or (later) a simulated machine in virtual time.
+// The machine under the runtime: real cores, or a simulated machine in virtual time.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "moirai/instrument/ids.h"
+#include "moirai/instrument/runtime_observer.h"
 
 namespace moirai::proto {
 
@@ -36,6 +38,14 @@ class Machine {
   // (a simulation advancing virtual time per unit) instead of switching from one VP straight
   // to the next on the same core.
   virtual bool returns_after_each_unit() const { return false; }
+  // observe returns the observer the runtime reports to: `observer` itself (maybe nullptr), or
+  // a machine's own observer wrapping it (a simulation keeps its clocks there).
+  virtual instrument::RuntimeObserver* observe(instrument::RuntimeObserver* observer) {
+    return observer;
+  }
+  // charge_work adds `ticks` of declared work to the unit running on `core`; real cores
+  // measure their work, so only a simulated machine counts it.
+  virtual void charge_work(CoreId /*core*/, std::uint64_t /*ticks*/) noexcept {}
 };
 
 }  // namespace moirai::proto

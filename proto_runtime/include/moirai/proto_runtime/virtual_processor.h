@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <exception>
 #include <functional>
 #include <memory>
@@ -61,6 +62,9 @@ class VirtualProcessor {
   // mark_phase is called from inside this VP: it records the begin (or end) of the application
   // phase `name` (a string literal) in the current unit, when the run is recorded.
   void mark_phase(const char* name, bool begin);
+  // charge_work is called from inside this VP: it declares `ticks` of work for the current unit,
+  // which a simulated machine counts as the unit's duration (real cores ignore it).
+  void charge_work(std::uint64_t ticks) noexcept;
   // end_self is called from inside this VP: it unwinds the VP's stack and ends it.
   [[noreturn]] void end_self(const CallSite& site);
 

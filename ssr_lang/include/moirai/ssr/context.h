@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <optional>
 #include <source_location>
@@ -110,6 +111,11 @@ class Context {
   // event inside the current unit, not a construct (the unit goes on).
   void phase_begin(const char* name);
   void phase_end(const char* name);
+
+  // charge_work declares that the current unit does `cycles` of work: on a simulated machine
+  // with declared work (--sim-work declared) that is the unit's duration in virtual ticks,
+  // which makes runs exact and repeatable; on real cores it does nothing. Calls add up.
+  void charge_work(std::uint64_t cycles) noexcept;
 
   // singleton runs `block` in the first VP to reach `s`; every other VP that reaches `s` waits
   // until the block completed and then continues without running it.

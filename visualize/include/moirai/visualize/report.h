@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -23,11 +24,23 @@ struct IdleCause {
 
 // Hint is one diagnosis: a pattern of the paper's section 3.4 that the trace shows.
 struct Hint {
-  std::string rule;     // unused-cores, creator-starvation, idle-tail, unit-size, lock-contention
+  std::string rule;     // unused-cores, creator-starvation, idle-band, singleton-late, idle-cause,
+                        // idle-tail, unit-size, lock-contention
   std::string message;  // what it found and what to try
   std::vector<std::uint32_t> cores;
   std::uint64_t begin = 0, end = 0;  // ticks from the run's start
   std::string site;
+  std::uint64_t lost = 0;  // core-ticks the pattern cost (hints are ranked by it)
+};
+
+// OverheadByKind splits the runtime overhead of all units by life-line segment, in ticks.
+struct OverheadByKind {
+  std::uint64_t decision = 0;       // assigner and the switch into the VP
+  std::uint64_t communication = 0;  // state-update communication, without the lock wait
+  std::uint64_t lock_wait = 0;      // waiting for the runtime lock
+  std::uint64_t constraint_update = 0;  // request handlers other than creation
+  std::uint64_t create = 0;         // create meta-unit: handlers of VP creation
+  std::uint64_t total() const { return decision + communication + lock_wait + constraint_update + create; }
 };
 
 // Report holds every number `moirai report` prints.
@@ -37,8 +50,17 @@ struct Report {
   std::vector<IdleCause> idle_causes;  // most idle time first
   std::vector<std::uint64_t> unit_size_histogram;  // units by work ticks, bucket k: [2^k, 2^(k+1))
   double overhead_per_work = 0;  // all overhead / all work
+  OverheadByKind overhead;
   std::string unit_size_verdict;  // "too small", "fine" or "too big" (StarSs-style)
   std::vector<Hint> hints;       // most important first; empty for a run with no problems
+
+  // The critical path (unit_graph.h): the heaviest chain of program dependencies by work.
+  std::uint64_t critical_path_work = 0;    // ticks of work on it
+  std::uint64_t critical_path_cycles = 0;  // work + overhead of its units
+  std::size_t critical_path_units = 0;
+  double critical_path_share = 0;          // critical-path work / makespan
+  double parallelism = 0;                  // total work / critical-path work
+  std::map<std::string, std::uint64_t> critical_path_arcs;  // its arcs by construct, and "same VP"
 };
 
 // build_report analyses a trace.

@@ -34,6 +34,15 @@ struct RunSummary {
   double bytes_per_unit = 0;
 };
 
+// RunSpan is the stretch of clock ticks a trace covers: its first and last reading.
+struct RunSpan {
+  std::uint64_t first = 0, last = 0;
+  std::uint64_t length() const { return last - first; }
+};
+
+// run_span finds the first and last reading of a trace's units and idle spans ({0, 0} when it
+// has neither).
+RunSpan run_span(const trace::Trace& trace);
 // summarize computes the summary of a trace that read_trace returned.
 RunSummary summarize(const trace::Trace& trace);
 // print_summary writes it as text; print_summary_json as one JSON object. Both include the

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,12 +12,21 @@
 
 namespace moirai::visualize {
 
-// ScgOptions chooses scale, zoom and which arcs to draw.
+// Arc kinds that are not constructs: runtime-internal and hardware causality.
+inline constexpr const char* kLockHandoffArc = "lock handoff";
+inline constexpr const char* kCoreSuccessionArc = "core succession";
+// kUserEventArc joins the begin and the end of an application phase (ctx.phase_begin/end).
+inline constexpr const char* kUserEventArc = "user event";
+
+// ScgOptions chooses scale, zoom, colouring and which arcs to draw.
 struct ScgOptions {
-  double cycles_per_point = 0;        // clock ticks per point (1/72 inch); 0 = fit ~1600 points
-  std::set<std::string> arc_kinds;    // constructs to draw; empty = the paper's defaults
-  bool same_core_arcs = false;        // also draw arcs within one core
+  double cycles_per_point = 0;        // clock ticks per point (1/72 inch); 0 = fit_cycles_per_point
+  std::set<std::string> arc_kinds;    // constructs (and the two kinds above) to draw; empty = defaults
+  bool same_core_arcs = false;        // also draw constraint arcs within one core
   std::vector<std::uint32_t> cores;   // columns to draw; empty = all
+  bool overhead_detail = false;       // split the overhead region into its life-line kinds
+  std::optional<double> miss_min, miss_max;  // work colour range (misses per instruction); default: the data's
+  std::optional<std::uint64_t> from, to;     // zoom: ticks since the run's first reading
 };
 
 // ScgBlock is one drawn block: a unit, or a run of units too small to see, merged.
@@ -26,37 +36,56 @@ struct ScgBlock {
   std::uint32_t merged = 1;      // units in the block
   double y = 0, height = 0;      // points from the top
   std::uint64_t ticks = 0, work_ticks = 0;
+  // The overhead split by life-line segment (ticks): decision to animate (assigner and switch),
+  // state-update communication without the lock wait, the lock wait, and the constraint update
+  // (create meta-unit when the unit ended by creating a VP).
+  std::uint64_t decide_ticks = 0, communicate_ticks = 0, lock_ticks = 0, update_ticks = 0;
+  bool created = false;          // the unit ended by creating a VP
+  double miss_rate = -1;         // cache misses per instruction (or per work tick), -1 = unknown
   std::string tooltip;
 };
 
-// ScgArc is one drawn constraint: from the block of the freeing unit to that of the freed one.
+// ScgArc is one drawn arc: from the point where the freeing unit acted to the start of the freed
+// unit's block.
 struct ScgArc {
   std::size_t from = 0, to = 0;  // indexes into ScgLayout::blocks
   std::string kind;
+  double from_y = 0, to_y = 0;   // points from the top
+  std::string note{};            // shown on hover besides the kind (a phase's name)
 };
 
 // ScgLayout is the SCG with every position fixed, before drawing.
 struct ScgLayout {
   double cycles_per_point = 1;
   double column_width = 72, column_gap = 36;
-  std::uint64_t origin = 0, makespan = 0;  // ticks
+  std::uint64_t origin = 0, makespan = 0;  // ticks: the drawn window's start and length
+  std::uint64_t run_start = 0;             // ticks: the run's first reading (axis labels count from it)
   std::vector<std::uint32_t> cores;
   std::vector<ScgBlock> blocks;
   std::vector<ScgArc> arcs;
   bool merged_any = false;
+  bool overhead_detail = false;
+  std::string miss_counter;                // the counter behind the work colour; empty = none
+  std::string miss_denominator;            // "instruction" or "work tick"
+  double miss_min = 0, miss_max = 0;       // the colour range used
   std::string title;
   double x_of(std::uint32_t core) const;
 };
 
+// fit_cycles_per_point is the scale the SCG of `trace` gets when none is given (about 1600
+// points for the whole run); drawing another trace at this scale makes the two comparable.
+double fit_cycles_per_point(const trace::Trace& trace);
 // layout_scg places every unit of `trace`; throws std::invalid_argument for a core the trace
-// lacks or a negative scale.
+// lacks, a negative scale, an empty zoom window or an inverted colour range.
 ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options);
 // render_scg draws the layout through Graphviz (cgraph builds, gvc renders with the nop2
 // layout engine) into `path` in `format` ("svg", "png" or "dot"); throws std::runtime_error.
 void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::string& format,
                 const std::string& path);
-// default_arc_color is the colour of a construct's arcs (the paper's: create red,
-// send_of_type_to green, singleton orange).
-std::string default_arc_color(const std::string& construct);
+// default_arc_color is the colour of an arc kind (the paper's: create red, send_of_type_to
+// green, singleton orange).
+std::string default_arc_color(const std::string& kind);
+// miss_color is the work colour of a miss rate within [min, max]: blue (few) to red (many).
+std::string miss_color(double rate, double min, double max);
 
 }  // namespace moirai::visualize

@@ -1,4 +1,4 @@
-// The pieces of `main` every Moirai app shares: the --cores flag and the error-to-exit-code mapping.
+// The pieces of `main` every Moirai app shares: the error-to-exit-code mapping.
 #pragma once
 
 #include <cstddef>
@@ -8,10 +8,6 @@
 #include "moirai/apps/flags.h"
 
 namespace moirai::apps {
-
-// cores_flag declares `--cores N`: how many real cores the run uses, 1 .. the cores this machine
-// has. `cores` should hold available_cores() as its default.
-void cores_flag(Flags& flags, std::size_t& cores);
 
 // available_cores is the number of cores this machine offers a run.
 std::size_t available_cores();

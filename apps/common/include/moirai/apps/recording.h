@@ -21,8 +21,11 @@ class Recording {
 
   // start opens the trace and chooses the counters; returns the observer for RunOptions, or
   // nullptr when nothing records. Counters the machine lacks are reported on `log` by name and
-  // reason. Throws FlagError when the trace file cannot be written or the list is malformed.
-  instrument::RuntimeObserver* start(int argc, const char* const* argv, std::ostream& log);
+  // reason. On a `simulated` machine no counters are recorded (its cores are not the host's);
+  // asking for some there is a FlagError. Throws FlagError when the trace file cannot be
+  // written or the list is malformed.
+  instrument::RuntimeObserver* start(int argc, const char* const* argv, std::ostream& log,
+                                     bool simulated = false);
   // finish closes the trace (reporting what it wrote) and prints the profile, on `out`.
   void finish(std::ostream& out);
 

@@ -1,0 +1,36 @@
+// The cost model: what the runtime's own steps cost on a simulated machine, in virtual ticks.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <string_view>
+
+namespace moirai::proto {
+
+// CostModel holds the virtual cost of each runtime step (docs/cost-model.md). The defaults were
+// calibrated on the real runtime by `moirai-calibrate` (see default_model).
+struct CostModel {
+  double clock_hz = 1e9;               // ticks per virtual second
+  std::uint64_t switch_ticks = 0;      // decision made -> the unit starts (switch into the VP)
+  std::uint64_t communication = 0;     // unit ended -> the core asks for the runtime lock
+  std::uint64_t lock = 0;              // taking and releasing a free runtime lock
+  std::uint64_t assigner = 0;          // one call of the language's assigner
+  std::uint64_t wake = 0;              // work made ready for an idle core -> that core looks
+  std::uint64_t handler = 0;           // a request handler of any construct not named below
+  std::map<std::string, std::uint64_t, std::less<>> handlers;  // per construct display name
+
+  // handler_cost is what the handler of the construct named `construct` costs.
+  std::uint64_t handler_cost(std::string_view construct) const;
+  // text writes the model in the file format parse reads.
+  std::string text() const;
+  // parse reads a model from `text`; `origin` names it in errors. Keys not given keep the
+  // compiled-in defaults. Throws ConfigError naming the origin, the line and what is wrong.
+  static CostModel parse(std::string_view text, const std::string& origin);
+  // load reads the model file at `path` (ConfigError when it is unreadable or malformed).
+  static CostModel load(const std::string& path);
+  // default_model is the compiled-in model, calibrated on the development machine.
+  static CostModel default_model();
+};
+
+}  // namespace moirai::proto

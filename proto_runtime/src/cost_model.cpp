@@ -1,0 +1,124 @@
+#include "moirai/proto_runtime/cost_model.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "moirai/proto_runtime/errors.h"
+
+namespace moirai::proto {
+
+namespace {
+
+std::string_view trim(std::string_view text) {
+  const auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r'; };
+  while (!text.empty() && space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+constexpr std::string_view kHandlerPrefix = "handler.";
+
+}  // namespace
+
+CostModel CostModel::default_model() {
+  // Calibrated with `moirai-calibrate` on the 2-core development VM (docs/cost-model.md): ticks
+  // of a 1 GHz virtual clock, i.e. nanoseconds.
+  return CostModel{.clock_hz = 1e9, .switch_ticks = 40, .communication = 30, .lock = 20,
+                   .assigner = 30, .wake = 300, .handler = 150,
+                   .handlers = {{"create_vp", 900}, {"end_vp", 250}}};
+}
+
+std::uint64_t CostModel::handler_cost(std::string_view construct) const {
+  const auto found = handlers.find(construct);
+  return found != handlers.end() ? found->second : handler;
+}
+
+std::string CostModel::text() const {
+  std::ostringstream out;
+  out.precision(17);
+  out << "# moirai cost model: ticks of the virtual clock (docs/cost-model.md)\n"
+      << "clock_hz = " << clock_hz << '\n'
+      << "switch = " << switch_ticks << '\n'
+      << "communication = " << communication << '\n'
+      << "lock = " << lock << '\n'
+      << "assigner = " << assigner << '\n'
+      << "wake = " << wake << '\n'
+      << "handler = " << handler << '\n';
+  for (const auto& [name, ticks] : handlers) out << kHandlerPrefix << name << " = " << ticks << '\n';
+  return out.str();
+}
+
+CostModel CostModel::parse(std::string_view text, const std::string& origin) {
+  CostModel model = default_model();
+  std::size_t line_number = 0;
+  while (!text.empty()) {
+    ++line_number;
+    const std::size_t newline = text.find('\n');
+    std::string_view line = text.substr(0, newline);
+    text.remove_prefix(newline == std::string_view::npos ? text.size() : newline + 1);
+    if (const std::size_t hash = line.find('#'); hash != std::string_view::npos) {
+      line = line.substr(0, hash);
+    }
+    line = trim(line);
+    if (line.empty()) continue;
+    const std::string where = origin + ":" + std::to_string(line_number) + ": ";
+    const std::size_t equals = line.find('=');
+    if (equals == std::string_view::npos) {
+      throw ConfigError(where + "expected 'key = value', got '" + std::string(line) + "'");
+    }
+    const std::string_view key = trim(line.substr(0, equals));
+    const std::string_view value = trim(line.substr(equals + 1));
+    if (key.empty()) throw ConfigError(where + "a key is missing before '='");
+    if (key == "clock_hz") {
+      double hz = 0;
+      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), hz);
+      if (value.empty() || error != std::errc{} || end != value.data() + value.size() ||
+          !std::isfinite(hz) || hz <= 0) {
+        throw ConfigError(where + "clock_hz: '" + std::string(value) +
+                          "' is not a positive number of ticks per second");
+      }
+      model.clock_hz = hz;
+      continue;
+    }
+    std::uint64_t ticks = 0;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), ticks);
+    if (value.empty() || error != std::errc{} || end != value.data() + value.size()) {
+      throw ConfigError(where + std::string(key) + ": '" + std::string(value) +
+                        "' is not a whole number of ticks (0 or more)");
+    }
+    if (key == "switch") {
+      model.switch_ticks = ticks;
+    } else if (key == "communication") {
+      model.communication = ticks;
+    } else if (key == "lock") {
+      model.lock = ticks;
+    } else if (key == "assigner") {
+      model.assigner = ticks;
+    } else if (key == "wake") {
+      model.wake = ticks;
+    } else if (key == "handler") {
+      model.handler = ticks;
+    } else if (key.starts_with(kHandlerPrefix) && key.size() > kHandlerPrefix.size()) {
+      model.handlers[std::string(key.substr(kHandlerPrefix.size()))] = ticks;
+    } else {
+      throw ConfigError(where + "unknown key '" + std::string(key) +
+                        "' (expected clock_hz, switch, communication, lock, assigner, wake, "
+                        "handler or handler.<construct>)");
+    }
+  }
+  return model;
+}
+
+CostModel CostModel::load(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw ConfigError("cannot read cost model " + path + ": " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return parse(text.str(), path);
+}
+
+}  // namespace moirai::proto

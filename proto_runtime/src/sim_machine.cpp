@@ -1,0 +1,443 @@
+#include "moirai/proto_runtime/sim_machine.h"
+
+#include <algorithm>
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+#include <charconv>
+#include <chrono>
+#include <cmath>
+#include <exception>
+#include <functional>
+#include <queue>
+#include <sstream>
+#include <stdexcept>
+#include <utility>
+#include <vector>
+
+#include "moirai/instrument/time_source.h"
+#include "moirai/proto_runtime/errors.h"
+#include "sanitizer_fiber.h"
+
+namespace moirai::proto {
+
+namespace ctx = boost::context;
+
+namespace {
+
+// kOrigin is the virtual time every core starts at: not 0, which recorders take for "unset".
+constexpr std::uint64_t kOrigin = 1;
+// kCoreStack is each virtual core's own stack: the scheduler step and the observers run on it.
+constexpr std::size_t kCoreStack = 128 * 1024;
+
+std::uint64_t host_ns() noexcept {
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::steady_clock::now().time_since_epoch())
+                                        .count());
+}
+
+std::size_t parse_count(std::string_view spec, std::string_view part, const char* what) {
+  std::size_t value = 0;
+  const auto [end, error] = std::from_chars(part.data(), part.data() + part.size(), value);
+  if (part.empty() || error != std::errc{} || end != part.data() + part.size()) {
+    throw ConfigError("machine '" + std::string(spec) + "': " + what + " '" + std::string(part) +
+                      "' is not a whole number (expected sim:N or sim:SxC, e.g. sim:40 or sim:4x10)");
+  }
+  if (value == 0) {
+    throw ConfigError("machine '" + std::string(spec) + "': " + what + " must be at least 1");
+  }
+  return value;
+}
+
+// Asan switches the bookkeeping of ASan to another stack for the simulation's own switches
+// (the runtime annotates its VP switches itself).
+struct Asan {
+  static void leave(void** fake, const void* bottom, std::size_t size) noexcept {
+#if MOIRAI_ASAN
+    __sanitizer_start_switch_fiber(fake, bottom, size);
+#else
+    (void)fake, (void)bottom, (void)size;
+#endif
+  }
+  static void arrive(void* fake, const void** bottom, std::size_t* size) noexcept {
+#if MOIRAI_ASAN
+    __sanitizer_finish_switch_fiber(fake, bottom, size);
+#else
+    (void)fake, (void)bottom, (void)size;
+#endif
+  }
+};
+
+// CoreStack is a guard-paged stack that also tells where it is (for ASan).
+struct CoreStack {
+  ctx::protected_fixedsize_stack inner;
+  ctx::stack_context* where;
+  ctx::stack_context allocate() {
+    *where = inner.allocate();
+    return *where;
+  }
+  void deallocate(ctx::stack_context& stack) noexcept { inner.deallocate(stack); }
+};
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// Topology
+// ---------------------------------------------------------------------------------------------
+
+std::string SimTopology::text() const {
+  return sockets == 1 ? "sim:" + std::to_string(cores_per_socket)
+                      : "sim:" + std::to_string(sockets) + "x" + std::to_string(cores_per_socket);
+}
+
+SimTopology SimTopology::parse(std::string_view spec) {
+  constexpr std::string_view kPrefix = "sim:";
+  if (!spec.starts_with(kPrefix)) {
+    throw ConfigError("machine '" + std::string(spec) + "': expected sim:N or sim:SxC");
+  }
+  const std::string_view shape = spec.substr(kPrefix.size());
+  SimTopology topology;
+  const std::size_t x = shape.find('x');
+  if (x == std::string_view::npos) {
+    topology.cores_per_socket = parse_count(spec, shape, "the core count");
+  } else {
+    topology.sockets = parse_count(spec, shape.substr(0, x), "the socket count");
+    topology.cores_per_socket = parse_count(spec, shape.substr(x + 1), "the cores per socket");
+  }
+  if (topology.sockets > kMaxSimCores || topology.cores_per_socket > kMaxSimCores ||
+      topology.cores() > kMaxSimCores) {
+    throw ConfigError("machine '" + std::string(spec) + "': more than " +
+                      std::to_string(kMaxSimCores) + " virtual cores");
+  }
+  return topology;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The simulation
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// VirtualCore is one simulated core: its clock and where its execution is suspended.
+struct VirtualCore {
+  enum class State { runnable, sleeping, done };
+  std::uint64_t clock = kOrigin;     // virtual ticks
+  std::uint64_t charged = 0;         // declared work of the running unit
+  std::uint64_t host_begin = 0;      // host ns when the running unit started (measured work)
+  bool in_unit = false;
+  State state = State::runnable;
+  ctx::fiber suspended;              // this core's continuation while another core runs
+  const void* stack_bottom = nullptr;  // ASan: the stack it is suspended on
+  std::size_t stack_size = 0;
+  void* fake_stack = nullptr;
+};
+
+}  // namespace
+
+struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSource {
+  explicit Impl(SimConfig c) : config(std::move(c)), cores(config.topology.cores()) {}
+
+  SimConfig config;
+  std::vector<VirtualCore> cores;
+  instrument::RuntimeObserver* user = nullptr;
+  std::vector<std::uint64_t> handler_costs;  // per construct kind, from the names at run_start
+  double measured_scale = 1.0;               // virtual ticks per host ns
+
+  // The runtime lock as a resource in virtual time.
+  std::uint64_t lock_free_at = kOrigin;
+  CoreId lock_holder = 0;
+
+  // The event queue: runnable cores that yielded, earliest (time, id) first.
+  using Entry = std::pair<std::uint64_t, CoreId>;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  CoreScheduler* scheduler = nullptr;
+  CoreId current = 0;
+  bool driving = false;
+  ctx::fiber main;  // the driving thread's continuation while a core runs
+  const void* main_bottom = nullptr;
+  std::size_t main_size = 0;
+  void* main_fake = nullptr;
+  std::size_t finished = 0;
+  std::uint64_t units = 0;
+  std::exception_ptr failure;
+
+  // Scheduling
+  void core_body(CoreId core);
+  void to_main(VirtualCore& self);
+  void reschedule(CoreId core, std::uint64_t at);
+  void wake(VirtualCore& core, std::uint64_t at);
+
+  // The runtime lock
+  void acquire(CoreId core);
+  void release(CoreId core) {
+    lock_free_at = cores[core].clock;
+    lock_holder = core;
+  }
+
+  // TimeSource
+  std::uint64_t now(CoreId core) const noexcept override {
+    if (core >= cores.size()) return 0;
+    const VirtualCore& c = cores[core];
+    if (!c.in_unit) return c.clock;
+    return c.clock + (config.work == SimWork::declared ? c.charged : measured_since(c.host_begin));
+  }
+  double hz() const noexcept override { return config.costs.clock_hz; }
+  std::string source() const override { return "virtual"; }
+  std::vector<std::pair<std::string, std::string>> header() const override;
+
+  std::uint64_t measured_since(std::uint64_t begin) const noexcept {
+    return static_cast<std::uint64_t>(std::llround(static_cast<double>(host_ns() - begin) * measured_scale));
+  }
+
+  // RuntimeObserver: advance the clock, then tell the user's observer at the new time.
+  void run_start(const std::string& language, const std::vector<std::string>& names,
+                 std::size_t core_count) override {
+    handler_costs.clear();
+    for (const std::string& name : names) handler_costs.push_back(config.costs.handler_cost(name));
+    if (user) {
+      user->use_time_source(*this);
+      user->run_start(language, names, core_count);
+    }
+  }
+  void core_start(CoreId core) override { if (user) user->core_start(core); }
+  void core_stop(CoreId core) override { if (user) user->core_stop(core); }
+  void vp_created(CoreId core, VpId vp, const std::string& name, const CallSite& site,
+                  CoreId home) override {
+    if (user) user->vp_created(core, vp, name, site, home);
+  }
+  void constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,
+                  std::uint64_t match) override {
+    if (user) user->constraint(core, kind, from, to, match);
+  }
+  void user_event(CoreId core, UnitId unit, const char* name, bool begin) override {
+    if (user) user->user_event(core, unit, name, begin);
+  }
+  void group_defined(CoreId core, std::uint64_t group, ConstructKind kind,
+                     const std::string& name) override {
+    if (user) user->group_defined(core, group, kind, name);
+  }
+  void group_member(CoreId core, std::uint64_t group, std::uint16_t role, UnitId unit) override {
+    if (user) user->group_member(core, group, role, unit);
+  }
+  void unit_begin(CoreId core, VpId vp, UnitId unit) override {
+    VirtualCore& c = cores[core];
+    c.clock += config.costs.switch_ticks;
+    if (user) user->unit_begin(core, vp, unit);
+    c.charged = 0;
+    c.in_unit = true;
+    if (config.work == SimWork::measured) c.host_begin = host_ns();
+  }
+  void unit_end(CoreId core, VpId vp, UnitId unit, ConstructKind ended_by,
+                const CallSite& site) override {
+    VirtualCore& c = cores[core];
+    c.clock += config.work == SimWork::declared ? c.charged : measured_since(c.host_begin);
+    c.in_unit = false;
+    ++units;
+    if (user) user->unit_end(core, vp, unit, ended_by, site);
+    // The core asks for the lock after the communication: other cores go first until then.
+    reschedule(core, c.clock + config.costs.communication);
+  }
+  void handler_enter(CoreId core, ConstructKind kind, UnitId unit) override {
+    cores[core].clock += config.costs.communication;
+    acquire(core);
+    if (user) user->handler_enter(core, kind, unit);
+  }
+  void handler_exit(CoreId core, ConstructKind kind, UnitId unit) override {
+    cores[core].clock += kind < handler_costs.size() ? handler_costs[kind] : config.costs.handler;
+    if (user) user->handler_exit(core, kind, unit);
+    release(core);
+  }
+  void assigner_enter(CoreId core) override {
+    acquire(core);
+    if (user) user->assigner_enter(core);
+  }
+  void assigner_exit(CoreId core, UnitId chosen) override {
+    cores[core].clock += config.costs.assigner;
+    if (user) user->assigner_exit(core, chosen);
+    release(core);
+  }
+  void lock_wait_begin(CoreId core) override { if (user) user->lock_wait_begin(core); }
+  void lock_wait_end(CoreId core, CoreId by) override { if (user) user->lock_wait_end(core, by); }
+  void idle_begin(CoreId core) override { if (user) user->idle_begin(core); }
+  void idle_end(CoreId core) override { if (user) user->idle_end(core); }
+};
+
+// acquire takes the runtime lock at the core's time: a core that asks while another holds it
+// (in virtual time) waits until the release, and the wait is reported as on real cores.
+void SimMachine::Impl::acquire(CoreId core) {
+  VirtualCore& c = cores[core];
+  if (lock_free_at > c.clock) {
+    if (user) user->lock_wait_begin(core);
+    c.clock = lock_free_at;
+    if (user) user->lock_wait_end(core, lock_holder);
+  }
+  c.clock += config.costs.lock;
+}
+
+std::vector<std::pair<std::string, std::string>> SimMachine::Impl::header() const {
+  const SimTopology& t = config.topology;
+  std::string costs = config.costs.text();
+  // One line: the cost model's key = value lines joined with commas, comments dropped.
+  std::string compact;
+  std::istringstream lines(costs);
+  for (std::string line; std::getline(lines, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    line.erase(std::remove(line.begin(), line.end(), ' '), line.end());
+    compact += (compact.empty() ? "" : ",") + line;
+  }
+  std::ostringstream factor;
+  factor << config.factor;
+  return {{"machine", t.text()},
+          {"topology", "packages:" + std::to_string(t.sockets) + " cores:" +
+                           std::to_string(t.cores()) + " pus:" + std::to_string(t.cores())},
+          {"sim_work", config.work == SimWork::declared ? "declared" : "measured"},
+          {"sim_factor", factor.str()},
+          {"cost_model", compact}};
+}
+
+// to_main suspends the running core and resumes the driving loop.
+void SimMachine::Impl::to_main(VirtualCore& self) {
+  Asan::leave(&self.fake_stack, main_bottom, main_size);
+  main = std::move(main).resume();
+  Asan::arrive(self.fake_stack, &main_bottom, &main_size);
+}
+
+// reschedule lets the core go on at virtual time `at` if no other core is earlier; otherwise it
+// queues the core and lets the earliest one run.
+void SimMachine::Impl::reschedule(CoreId core, std::uint64_t at) {
+  if (queue.empty() || Entry{at, core} < queue.top()) return;
+  queue.push({at, core});
+  to_main(cores[core]);
+}
+
+void SimMachine::Impl::wake(VirtualCore& core, std::uint64_t at) {
+  core.clock = std::max(core.clock, at) + config.costs.wake;
+  core.state = VirtualCore::State::runnable;
+  queue.push({core.clock, static_cast<CoreId>(&core - cores.data())});
+}
+
+// core_body is a virtual core's own loop: the scheduler step until the run is over; an idle
+// core sleeps until notify_work.
+void SimMachine::Impl::core_body(CoreId core) {
+  VirtualCore& self = cores[core];
+  try {
+    for (;;) {
+      const CoreScheduler::Step step = scheduler->step(core);
+      if (step == CoreScheduler::Step::finished) break;
+      if (step == CoreScheduler::Step::idle) {
+        self.state = VirtualCore::State::sleeping;
+        to_main(self);
+        continue;
+      }
+      // The next step takes the lock again: in virtual-time order with the other cores.
+      reschedule(core, self.clock);
+    }
+  } catch (...) {
+    // Only an observer can throw here (e.g. a trace write failing): the run cannot go on.
+    if (!failure) failure = std::current_exception();
+  }
+  self.state = VirtualCore::State::done;
+}
+
+SimMachine::SimMachine(SimConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
+#if !MOIRAI_RECORDING
+  throw ConfigError("the simulated machine advances its clocks at the instrumentation points, "
+                    "which this build compiled out (MOIRAI_RECORDING=OFF)");
+#endif
+  const SimConfig& c = impl_->config;
+  if (c.topology.cores() == 0 || c.topology.cores() > kMaxSimCores) {
+    throw ConfigError("a simulated machine has 1.." + std::to_string(kMaxSimCores) + " cores, not " +
+                      std::to_string(c.topology.cores()));
+  }
+  if (!std::isfinite(c.factor) || c.factor <= 0) {
+    throw ConfigError("the measured-work factor must be a positive number");
+  }
+  if (!std::isfinite(c.costs.clock_hz) || c.costs.clock_hz <= 0) {
+    throw ConfigError("the cost model's clock_hz must be a positive number");
+  }
+  impl_->measured_scale = c.factor * c.costs.clock_hz / 1e9;
+}
+
+SimMachine::~SimMachine() = default;
+
+std::size_t SimMachine::core_count() const { return impl_->cores.size(); }
+
+const SimConfig& SimMachine::config() const noexcept { return impl_->config; }
+
+std::uint64_t SimMachine::units() const noexcept { return impl_->units; }
+
+std::uint64_t SimMachine::makespan() const noexcept {
+  std::uint64_t latest = kOrigin;
+  for (const VirtualCore& core : impl_->cores) latest = std::max(latest, core.clock);
+  return latest - kOrigin;
+}
+
+std::string SimMachine::describe_core(CoreId core) const {
+  const SimTopology& t = impl_->config.topology;
+  std::string text = "virtual core " + std::to_string(core);
+  if (t.sockets > 1) text += " (socket " + std::to_string(core / t.cores_per_socket) + ")";
+  return text;
+}
+
+instrument::RuntimeObserver* SimMachine::observe(instrument::RuntimeObserver* observer) {
+  impl_->user = observer;
+  return impl_.get();
+}
+
+void SimMachine::charge_work(CoreId core, std::uint64_t ticks) noexcept {
+  if (core >= impl_->cores.size()) return;
+  std::uint64_t& charged = impl_->cores[core].charged;
+  charged = ticks > UINT64_MAX - charged ? UINT64_MAX : charged + ticks;
+}
+
+void SimMachine::notify_work(CoreId core) {
+  Impl& sim = *impl_;
+  if (!sim.driving) return;
+  const std::uint64_t at = sim.cores[sim.current].clock;
+  if (core == kAnyCore) {
+    for (VirtualCore& c : sim.cores) {
+      if (c.state == VirtualCore::State::sleeping) sim.wake(c, at);
+    }
+  } else if (core < sim.cores.size() && sim.cores[core].state == VirtualCore::State::sleeping) {
+    sim.wake(sim.cores[core], at);
+  }
+}
+
+void SimMachine::drive(CoreScheduler& scheduler) {
+  Impl& sim = *impl_;
+  sim.scheduler = &scheduler;
+  sim.driving = true;
+  sim.finished = 0;
+  for (std::size_t k = 0; k < sim.cores.size(); ++k) {
+    VirtualCore& core = sim.cores[k];
+    const auto id = static_cast<CoreId>(k);
+    ctx::stack_context stack{};
+    core.suspended = ctx::fiber(std::allocator_arg, CoreStack{{kCoreStack}, &stack},
+                                [&sim, id](ctx::fiber&& from) {
+                                  Asan::arrive(nullptr, &sim.main_bottom, &sim.main_size);
+                                  sim.main = std::move(from);
+                                  sim.core_body(id);
+                                  Asan::leave(nullptr, sim.main_bottom, sim.main_size);
+                                  return std::move(sim.main);
+                                });
+    core.stack_bottom = static_cast<const char*>(stack.sp) - stack.size;
+    core.stack_size = stack.size;
+    sim.queue.push({core.clock, id});
+  }
+  while (!sim.queue.empty()) {
+    const auto [at, id] = sim.queue.top();
+    sim.queue.pop();
+    VirtualCore& core = sim.cores[id];
+    sim.current = id;
+    Asan::leave(&sim.main_fake, core.stack_bottom, core.stack_size);
+    core.suspended = std::move(core.suspended).resume();
+    Asan::arrive(sim.main_fake, &core.stack_bottom, &core.stack_size);
+    if (core.state == VirtualCore::State::done) ++sim.finished;
+  }
+  sim.driving = false;
+  if (sim.failure) std::rethrow_exception(sim.failure);
+  if (sim.finished != sim.cores.size()) {
+    throw std::logic_error("simulated machine: every core sleeps but the run did not end");
+  }
+}
+
+}  // namespace moirai::proto

@@ -1,0 +1,237 @@
+// The simulated machine: declared work gives exact, repeatable virtual time; the runtime lock is
+// a resource whose waits are recorded; 1024 cores run; bad specs and cost models are refused.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <fstream>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "moirai/instrument/trace_recorder.h"
+#include "moirai/proto_runtime/errors.h"
+#include "moirai/proto_runtime/sim_machine.h"
+#include "moirai/ssr/ssr.h"
+#include "moirai/trace/reader.h"
+#include "support/test_support.h"
+
+namespace moirai::test {
+namespace {
+
+inline const ssr::MessageType<int> kDone{"done"};
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "moirai_sim_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+}
+
+// fan_out: the seed creates `workers` VPs pinned round-robin, each charges `work` ticks and
+// reports to the seed.
+void fan_out(ssr::Context& ctx, int workers, std::uint64_t work) {
+  const ssr::VpRef seed = ctx.self();
+  for (int w = 0; w < workers; ++w) {
+    ctx.create_vp(
+        [seed, work](ssr::Context& me) {
+          me.charge_work(work);
+          me.send_of_type_to(kDone, seed, 1);
+        },
+        {.name = "worker", .core = static_cast<CoreId>(w % ctx.core_count())});
+  }
+  int done = 0;
+  for (int w = 0; w < workers; ++w) done += ctx.receive_of_type_to(kDone);
+  EXPECT_EQ(done, workers);
+}
+
+proto::SimConfig sim(std::size_t cores, proto::CostModel costs = proto::CostModel::default_model()) {
+  return proto::SimConfig{.topology = {1, cores}, .work = proto::SimWork::declared, .factor = 1.0,
+                          .costs = costs};
+}
+
+trace::Trace record(proto::SimMachine& machine, const std::string& name,
+                    const std::function<void(ssr::Context&)>& seed) {
+  const std::string path = temp_path(name);
+  {
+    instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "test", 256 * 1024});
+    ssr::RunOptions options;
+    options.observer = &recorder;
+    within(kRunLimit, name, [&] { ssr::run(machine, seed, options); });
+    recorder.finish();
+  }
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+// The header's wall-clock and host fields differ between runs; everything else must not.
+constexpr const char* kHostFields[] = {"start_unix_ns", "record_cost_ns", "host", "command_line"};
+
+TEST(SimMachine, DeclaredWorkGivesIdenticalTracesTwice) {
+  const auto seed = [](ssr::Context& ctx) { fan_out(ctx, 100, 5000); };
+  proto::SimMachine first(sim(8));
+  proto::SimMachine second(sim(8));
+  trace::Trace a = record(first, "repeat_a", seed);
+  trace::Trace b = record(second, "repeat_b", seed);
+  for (const char* key : kHostFields) {
+    a.metadata.erase(key);
+    b.metadata.erase(key);
+  }
+  EXPECT_EQ(a.metadata, b.metadata);
+  EXPECT_EQ(a.metadata.at("clock_source"), "virtual");
+  EXPECT_EQ(a.metadata.at("machine"), "sim:8");
+  EXPECT_EQ(a.metadata.at("sim_work"), "declared");
+  ASSERT_EQ(a.units.size(), b.units.size());
+  ASSERT_GT(a.units.size(), 200u);
+  for (std::size_t i = 0; i < a.units.size(); ++i) {
+    EXPECT_EQ(a.units[i].core, b.units[i].core);
+    EXPECT_EQ(0, std::memcmp(&a.units[i].record, &b.units[i].record, sizeof a.units[i].record)) << "unit " << i;
+  }
+  ASSERT_EQ(a.idle.size(), b.idle.size());
+  for (std::size_t i = 0; i < a.idle.size(); ++i) {
+    EXPECT_EQ(std::tie(a.idle[i].core, a.idle[i].begin, a.idle[i].end),
+              std::tie(b.idle[i].core, b.idle[i].begin, b.idle[i].end));
+  }
+  ASSERT_EQ(a.constraints.size(), b.constraints.size());
+  for (std::size_t i = 0; i < a.constraints.size(); ++i) {
+    EXPECT_EQ(0, std::memcmp(&a.constraints[i], &b.constraints[i], sizeof a.constraints[i]));
+  }
+  ASSERT_EQ(a.lock_handoffs.size(), b.lock_handoffs.size());
+  EXPECT_EQ(first.makespan(), second.makespan());
+}
+
+// One VP on one core: create nothing, charge twice, end. Every cost is known, so the makespan is
+// the exact sum: lock + assigner + switch + work + communication + lock + end_vp handler.
+TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
+  const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 7, .communication = 11, .lock = 13,
+                               .assigner = 17, .wake = 19, .handler = 23, .handlers = {{"end_vp", 29}}};
+  proto::SimMachine machine(sim(1, costs));
+  within(kRunLimit, "exact sum", [&] {
+    ssr::run(machine, [](ssr::Context& ctx) {
+      ctx.charge_work(1000);
+      ctx.charge_work(234);
+    });
+  });
+  EXPECT_EQ(machine.makespan(), 13u + 17 + 7 + 1234 + 11 + 13 + 29);
+  EXPECT_EQ(machine.units(), 1u);
+}
+
+// A chain of sends on one core: each unit's cost is known, so is the sum.
+TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
+  const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .lock = 2,
+                               .assigner = 4, .wake = 0, .handler = 10,
+                               .handlers = {{"create_vp", 100}, {"end_vp", 20}}};
+  proto::SimMachine machine(sim(2, costs));
+  // Core 0: seed unit (work 50) ends in create_vp; its next unit (work 70) ends the seed.
+  // The child, pinned to core 1, does 1000 ticks. Core 1 wakes when the child is made ready.
+  within(kRunLimit, "known workload", [&] {
+    ssr::run(machine, [](ssr::Context& ctx) {
+      ctx.charge_work(50);
+      ctx.create_vp([](ssr::Context& me) { me.charge_work(1000); }, {.name = "child", .core = 1});
+      ctx.charge_work(70);
+    }, ssr::RunOptions{.seed_core = 0});
+  });
+  // Core 0 at 0: lock 2 + assigner 4 (until 6), switch 5 -> unit at 11, work 50 -> 61, comm 3
+  // -> 64, lock 2, create handler 100 -> 166; the child is made ready for core 1 at 166.
+  // Core 1 started at 0 too, waited for the lock until 6, took it (+2 +4 = 12), found nothing.
+  // At 166 both want the lock; core 0 wins the tie (lower id) and holds it 2 + 4 until 172.
+  // Core 1 waits until 172: lock 2, assigner 4 -> 178, switch 5 -> 183, work 1000 -> 1183,
+  // comm 3, lock 2, end_vp 20 -> 1208. Core 0 ends the seed long before (at 272).
+  EXPECT_EQ(machine.makespan(), 1208u);
+}
+
+TEST(SimMachine, ContendingCoresWaitForTheLockAndTheTraceShowsIt) {
+  proto::CostModel costs = proto::CostModel::default_model();
+  costs.handler = 5000;  // long handlers: two cores ending units together must queue
+  proto::SimMachine machine(sim(4, costs));
+  const trace::Trace trace = record(machine, "contention", [](ssr::Context& ctx) { fan_out(ctx, 16, 100); });
+  ASSERT_FALSE(trace.lock_handoffs.empty());
+  std::size_t waited_units = 0;
+  for (const trace::Unit& unit : trace.units) {
+    if (unit.record.locked > unit.record.end) ++waited_units;
+  }
+  EXPECT_GT(waited_units, 0u);
+  for (const auto& handoff : trace.lock_handoffs) {
+    EXPECT_NE(handoff.core, handoff.record.from);
+    EXPECT_LT(handoff.record.waited, handoff.record.acquired);
+  }
+}
+
+TEST(SimMachine, ThousandAndTwentyFourCoresRun) {
+  proto::SimMachine machine(sim(1024));
+  const trace::Trace trace = record(machine, "big", [](ssr::Context& ctx) { fan_out(ctx, 2048, 10000); });
+  EXPECT_EQ(trace.core_count, 1024u);
+  std::vector<bool> used(1024, false);
+  for (const trace::Unit& unit : trace.units) used[unit.core] = true;
+  EXPECT_EQ(std::count(used.begin(), used.end(), true), 1024);
+}
+
+TEST(SimMachine, GroupedTopologyIsWrittenLikeHwlocs) {
+  proto::SimMachine machine(proto::SimConfig{.topology = proto::SimTopology::parse("sim:4x10")});
+  EXPECT_EQ(machine.core_count(), 40u);
+  EXPECT_EQ(machine.describe_core(12), "virtual core 12 (socket 1)");
+  const trace::Trace trace = record(machine, "grouped", [](ssr::Context& ctx) { fan_out(ctx, 40, 10); });
+  EXPECT_EQ(trace.metadata.at("machine"), "sim:4x10");
+  EXPECT_EQ(trace.metadata.at("topology"), "packages:4 cores:40 pus:40");
+}
+
+TEST(SimMachine, MeasuredWorkScalesHostTime) {
+  proto::SimConfig config = sim(2);
+  config.work = proto::SimWork::measured;
+  config.factor = 1000.0;
+  proto::SimMachine machine(config);
+  within(kRunLimit, "measured", [&] {
+    ssr::run(machine, [](ssr::Context&) {
+      volatile double x = 0;
+      for (int i = 0; i < 200000; ++i) x = x + 1.0;  // well over a microsecond of host time
+    });
+  });
+  EXPECT_GT(machine.makespan(), 1'000'000u);  // >1 us host time x 1000 at 1 GHz
+}
+
+TEST(SimTopology, BadSpecsAreRefusedByName) {
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"sim:0", "at least 1"},         {"sim:abc", "'abc' is not a whole number"},
+      {"sim:", "is not a whole number"}, {"sim:4x", "cores per socket '' is not"},
+      {"sim:x4", "socket count '' is not"}, {"sim:5000", "more than 4096"},
+      {"sim:-3", "is not a whole number"}, {"real:2", "expected sim:N or sim:SxC"}};
+  for (const auto& [spec, message] : bad) {
+    try {
+      (void)proto::SimTopology::parse(spec);
+      ADD_FAILURE() << spec << " was accepted";
+    } catch (const proto::ConfigError& error) {
+      EXPECT_NE(std::string(error.what()).find(message), std::string::npos)
+          << spec << ": " << error.what();
+    }
+  }
+  EXPECT_EQ(proto::SimTopology::parse("sim:40").text(), "sim:40");
+  EXPECT_EQ(proto::SimTopology::parse("sim:4x10").cores(), 40u);
+}
+
+TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
+  proto::CostModel model = proto::CostModel::default_model();
+  model.handlers["singleton end"] = 77;
+  const proto::CostModel again = proto::CostModel::parse(model.text(), "text");
+  EXPECT_EQ(again.text(), model.text());
+  EXPECT_EQ(again.handler_cost("singleton end"), 77u);
+  const std::vector<std::pair<std::string, std::string>> bad = {
+      {"switch 5", "m:1: expected 'key = value'"},
+      {"# ok\nlock = -1", "m:2: lock: '-1' is not a whole number"},
+      {"frobnicate = 3", "m:1: unknown key 'frobnicate'"},
+      {"clock_hz = 0", "m:1: clock_hz: '0' is not a positive number"},
+      {"\n\nassigner = 12x", "m:3: assigner: '12x'"},
+      {"= 4", "m:1: a key is missing"}};
+  for (const auto& [text, message] : bad) {
+    try {
+      (void)proto::CostModel::parse(text, "m");
+      ADD_FAILURE() << text << " was accepted";
+    } catch (const proto::ConfigError& error) {
+      EXPECT_NE(std::string(error.what()).find(message), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_THROW((void)proto::CostModel::load("/nonexistent/model.txt"), proto::ConfigError);
+}
+
+}  // namespace
+}  // namespace moirai::test

@@ -1,0 +1,50 @@
+#include "graphviz_render.h"
+
+#include <graphviz/gvc.h>
+
+#include <cstdio>
+#include <stdexcept>
+
+namespace moirai::visualize::detail {
+
+PinnedGraph::PinnedGraph(const std::string& name)
+    : graph_(agopen(const_cast<char*>(name.c_str()), Agdirected, nullptr)) {
+  set_attribute(graph_, "splines", "line");
+  set_attribute(graph_, "outputorder", "edgesfirst");
+  set_attribute(graph_, "fontname", "Helvetica");
+}
+
+PinnedGraph::~PinnedGraph() { agclose(graph_); }
+
+Agnode_t* PinnedGraph::node(const std::string& name) {
+  return agnode(graph_, const_cast<char*>(name.c_str()), 1);
+}
+
+void PinnedGraph::html_label(void* object, const std::string& html) {
+  agsafeset(object, const_cast<char*>("label"), agstrdup_html(graph_, const_cast<char*>(html.c_str())),
+            const_cast<char*>(""));
+}
+
+void PinnedGraph::render(const std::string& format, const std::string& path) {
+  if (format != "svg" && format != "png" && format != "dot") {
+    throw std::runtime_error("unknown output format '" + format + "' (svg, png or dot)");
+  }
+  GVC_t* context = gvContext();
+  int failed = gvLayout(context, graph_, "nop2");
+  if (failed == 0) failed = gvRenderFilename(context, graph_, format.c_str(), path.c_str());
+  gvFreeLayout(context, graph_);
+  gvFreeContext(context);
+  if (failed != 0) throw std::runtime_error("Graphviz could not render " + path);
+}
+
+void set_attribute(void* object, const char* name, const std::string& value) {
+  agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
+}
+
+std::string point(double x, double y) {
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2f,%.2f!", x, y);
+  return text;
+}
+
+}  // namespace moirai::visualize::detail
