@@ -1,5 +1,5 @@
 // moirai: the command line front of the post-processor. Subcommands read trace files written
-// by `APP --trace FILE`; they never run or link the runtime.
+// by `APP --trace FILE` (`sweep` also runs the app, as child processes); they never link the runtime.
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
@@ -17,6 +17,7 @@
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
 #include "moirai/visualize/ucc.h"
+#include "sweep_command.h"
 
 namespace {
 
@@ -31,7 +32,10 @@ constexpr const char* kHelp =
     "  scg TRACE -o FILE      the Scheduling Consequence Graph as SVG (or PNG, DOT)\n"
     "  ucc TRACE -o FILE      the Unit & Constraint Collection: the parallelism the program\n"
     "                         allows, as SVG (or PNG, DOT)\n"
-    "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n\n"
+    "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n"
+    "  sweep --param NAME=V1,V2,... -- COMMAND ARGS...\n"
+    "                         run COMMAND once per value of {NAME}, record each run and\n"
+    "                         compare them: table, CSV, plot, same-scale SCGs, best value\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
 
@@ -378,5 +382,6 @@ int main(int argc, char** argv) {
   if (command == "report") return trace_command("report", args, kReportHelp, print_report);
   if (command == "scg") return scg(args);
   if (command == "ucc") return ucc(args);
+  if (command == "sweep") return moirai::sweep::sweep_command(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }

@@ -1,0 +1,39 @@
+// Running one command of a sweep as a child process: no shell, output captured to files.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace moirai::sweep {
+
+// ChildStatus is how a child process ended.
+struct ChildStatus {
+  bool started = false;   // false: it could not be run at all (see `error`)
+  bool timed_out = false;
+  int exit_code = -1;     // when it exited
+  int signal = 0;         // when a signal ended it
+  double seconds = 0;     // wall time
+  std::string error;      // why it could not be started
+  bool succeeded() const { return started && !timed_out && signal == 0 && exit_code == 0; }
+  // describe says how it ended in a few words, e.g. "exit 2", "killed by signal 9".
+  std::string describe() const;
+};
+
+// run_child runs `argv` (the program found on PATH) with stdin from /dev/null, stdout into
+// `out_path` and stderr into `err_path`, and waits for it, killing it after `timeout_s`
+// seconds when that is above 0.
+ChildStatus run_child(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
+                      double timeout_s);
+
+// run_in_child runs `work` in a forked copy of this process and waits for it; throws
+// std::runtime_error with the message of an exception `work` threw, or how the copy died.
+// Graphviz 2.42's pango plugin keeps a pointer into the first gvContext's font table after
+// gvFreeContext, so a second context in one process reads freed memory: each drawing gets a
+// process of its own.
+void run_in_child(const std::function<void()>& work);
+
+// last_lines is the last `count` lines of a text file (empty if it cannot be read).
+std::vector<std::string> last_lines(const std::string& path, std::size_t count);
+
+}  // namespace moirai::sweep
