@@ -151,24 +151,6 @@ TEST(SweepResult, AnUnfitTraceSaysWhy) {
   std::remove(path.c_str());
 }
 
-TEST(ChildProcess, RunInChildReportsHowTheCopyEnded) {
-  int touched = 0;
-  EXPECT_NO_THROW(sweep::run_in_child([&] { touched = 1; }));
-  EXPECT_EQ(touched, 0);  // the work ran in the copy, not here
-  try {
-    sweep::run_in_child([] { throw std::runtime_error("Graphviz could not render x.svg"); });
-    ADD_FAILURE() << "no exception";
-  } catch (const std::runtime_error& error) {
-    EXPECT_STREQ(error.what(), "Graphviz could not render x.svg");
-  }
-  try {
-    sweep::run_in_child([] { ::_exit(7); });
-    ADD_FAILURE() << "no exception";
-  } catch (const std::runtime_error& error) {
-    EXPECT_STREQ(error.what(), "exit 7");
-  }
-}
-
 TEST(ChildProcess, RunChildCapturesStderrAndTheExitStatus) {
   const std::string base = ::testing::TempDir() + "moirai_sweep_child_" + std::to_string(::getpid());
   const sweep::ChildStatus status =

@@ -77,49 +77,6 @@ ChildStatus run_child(const std::vector<std::string>& argv, const std::string& o
   return status;
 }
 
-void run_in_child(const std::function<void()>& work) {
-  int channel[2];
-  if (pipe(channel) != 0) throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-  std::cout.flush();  // what is buffered would otherwise be written twice
-  std::cerr.flush();
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(channel[0]);
-    close(channel[1]);
-    throw std::runtime_error(std::string("fork: ") + std::strerror(errno));
-  }
-  if (pid == 0) {
-    close(channel[0]);
-    int code = 0;
-    try {
-      work();
-    } catch (const std::exception& error) {
-      const std::string message = error.what();
-      const ssize_t ignored = write(channel[1], message.data(), message.size());
-      (void)ignored;
-      code = 1;
-    }
-    _exit(code);  // no exit handlers: they belong to the parent
-  }
-  close(channel[1]);
-  std::string message;
-  char buffer[512];
-  for (ssize_t got; (got = read(channel[0], buffer, sizeof buffer)) != 0;) {
-    if (got < 0 && errno == EINTR) continue;
-    if (got < 0) break;
-    message.append(buffer, static_cast<std::size_t>(got));
-  }
-  close(channel[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return;
-  if (!message.empty()) throw std::runtime_error(message);
-  throw std::runtime_error(WIFSIGNALED(status) ? std::string("killed by signal ") + strsignal(WTERMSIG(status))
-                                               : "exit " + std::to_string(WEXITSTATUS(status)));
-}
-
 std::vector<std::string> last_lines(const std::string& path, std::size_t count) {
   std::ifstream in(path);
   std::deque<std::string> lines;

@@ -1,7 +1,6 @@
 // Running one command of a sweep as a child process: no shell, output captured to files.
 #pragma once
 
-#include <functional>
 #include <string>
 #include <vector>
 
@@ -25,13 +24,6 @@ struct ChildStatus {
 // seconds when that is above 0.
 ChildStatus run_child(const std::vector<std::string>& argv, const std::string& out_path, const std::string& err_path,
                       double timeout_s);
-
-// run_in_child runs `work` in a forked copy of this process and waits for it; throws
-// std::runtime_error with the message of an exception `work` threw, or how the copy died.
-// Graphviz 2.42's pango plugin keeps a pointer into the first gvContext's font table after
-// gvFreeContext, so a second context in one process reads freed memory: each drawing gets a
-// process of its own.
-void run_in_child(const std::function<void()>& work);
 
 // last_lines is the last `count` lines of a text file (empty if it cannot be read).
 std::vector<std::string> last_lines(const std::string& path, std::size_t count);

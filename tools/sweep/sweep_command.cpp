@@ -93,7 +93,7 @@ double draw_scgs(const SweepSpec& spec, std::vector<ValueResult>& values) {
     const std::string scg = (std::filesystem::path(spec.out_dir) / (run->stem + "-scg.svg")).string();
     try {
       const trace::Trace trace = trace::read_trace(run->trace_path);
-      run_in_child([&] { visualize::render_scg(visualize::layout_scg(trace, options), trace, "svg", scg); });
+      visualize::render_scg(visualize::layout_scg(trace, options), trace, "svg", scg);
       value.scg_path = scg;
     } catch (const std::exception& error) {
       std::cerr << "moirai: warning: sweep: no SCG for " << spec.name << "=" << value.value << ": " << error.what() << '\n';
@@ -168,7 +168,7 @@ int sweep_command(const std::vector<std::string_view>& args) {
   std::string subtitle = joined(shown) + (spec.repeat > 1 ? "  (median of " + std::to_string(spec.repeat) + " runs)" : "");
   if (subtitle.size() > 110) subtitle = subtitle.substr(0, 107) + "...";
   try {
-    run_in_child([&] { plot_sweep(points, spec.name, subtitle, svg); });
+    plot_sweep(points, spec.name, subtitle, svg);
   } catch (const std::runtime_error& failure) {
     std::cerr << "moirai: error: sweep: " << failure.what() << '\n';
     return 1;

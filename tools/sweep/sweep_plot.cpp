@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "graphviz_render.h"
+#include "moirai/visualize/pinned_graph.h"
 #include "number_text.h"
 
 namespace moirai::sweep {

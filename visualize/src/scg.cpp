@@ -1,6 +1,6 @@
 #include "moirai/visualize/scg.h"
 
-#include "graphviz_render.h"
+#include "moirai/visualize/pinned_graph.h"
 
 #include <algorithm>
 #include <cctype>

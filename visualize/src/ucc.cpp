@@ -9,7 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "graphviz_render.h"
+#include "moirai/visualize/pinned_graph.h"
 #include "moirai/visualize/scg.h"
 #include "moirai/visualize/unit_graph.h"
 #include "text_format.h"

@@ -1,4 +1,4 @@
-#include "graphviz_render.h"
+#include "moirai/visualize/pinned_graph.h"
 
 #include <graphviz/gvc.h>
 
