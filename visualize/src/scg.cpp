@@ -80,6 +80,9 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
                                 : std::max(1.0, static_cast<double>(layout.makespan) / kFitHeight);
 
   std::unordered_map<std::uint64_t, std::size_t> block_of_unit;
+  // VPs by id: a scan per block made a million-unit trace quadratic.
+  std::unordered_map<std::uint64_t, const trace::Trace::Vp*> vp_by_id;
+  for (const trace::Trace::Vp& v : trace.vps) vp_by_id.emplace(v.id, &v);
   for (std::uint32_t core : layout.cores) {
     auto& units = per_core[core];
     std::sort(units.begin(), units.end(),
@@ -111,9 +114,8 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.ticks = r.handler_end - r.assign;
       block.work_ticks = r.end - r.begin;
       const std::string vp = [&] {
-        for (const auto& v : trace.vps) {
-          if (v.id == r.vp) return "VP " + std::to_string(v.id) + " '" + v.name + "'";
-        }
+        auto found = vp_by_id.find(r.vp);
+        if (found != vp_by_id.end()) return "VP " + std::to_string(r.vp) + " '" + found->second->name + "'";
         return "VP " + std::to_string(r.vp);
       }();
       block.tooltip = "unit " + std::to_string(r.unit) + ", " + vp + ", core " + std::to_string(core) +
