@@ -16,14 +16,8 @@
 # the runs. The machine is shared: the load average is printed with the table, since other work
 # on the cores inflates wall time (CPU time much less).
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-build=1
-case "${1:-}" in
-  --no-build) build=0 ;;
-  "") ;;
-  -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "scale_bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-esac
+source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
+bench_start 17 "$@"
 if [[ ! -x /usr/bin/time ]]; then
   echo "scale_bench.sh: needs GNU time (/usr/bin/time, Debian package 'time')" >&2
   exit 2
@@ -39,8 +33,6 @@ moirai=build/release/tools/moirai
 generate=build/release/tools/moirai-gen-trace
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 # measure NAME UNITS CMD...: runs CMD $reps times; prints "wall cpu peak_kib" (medians).
 measure() {
