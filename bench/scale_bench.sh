@@ -39,13 +39,16 @@ measure() {
   local name=$1 units=$2; shift 2
   local walls=() cpus=() peaks=()
   for ((i = 0; i < reps; i++)); do
+    # GNU time counts in hundredths of a second: the wall clock is read here, to the nanosecond.
+    local started=$(date +%s%N)
     if ! /usr/bin/time -f '%e %U %S %M' -o "$out/time" "$@" >"$out/stdout" 2>"$out/stderr"; then
       echo "scale_bench.sh: $name on $units units failed:" >&2
       cat "$out/stderr" >&2
       exit 1
     fi
-    read -r wall user sys peak <"$out/time"
-    walls+=("$wall")
+    local ended=$(date +%s%N)
+    read -r _ user sys peak <"$out/time"
+    walls+=("$(awk -v a="$started" -v b="$ended" 'BEGIN {printf "%.3f", (b - a) / 1e9}')")
     cpus+=("$(awk -v u="$user" -v s="$sys" 'BEGIN {print u + s}')")
     peaks+=("$peak")
   done
@@ -66,7 +69,7 @@ for units in $sizes; do
     read -r wall cpu peak < <(measure "$command" "$units" "$moirai" "${args[@]}")
     wall_of[$command.$units]=$wall
     per_unit=$(awk -v k="$peak" -v n="$units" 'BEGIN {printf "%.0f", k * 1024 / n}')
-    us=$(awk -v w="$wall" -v n="$units" 'BEGIN {printf "%.2f", w * 1e6 / n}')
+    us=$(awk -v w="$wall" -v n="$units" 'BEGIN {printf "%.3f", w * 1e6 / n}')
     target=""
     if [[ $command == report && $units == 1000000 ]]; then
       target=$(awk -v w="$wall" 'BEGIN {print (w <= 5 ? "met: within 5 s" : "MISSED: over 5 s")}')
