@@ -9,14 +9,8 @@
 # MOIRAI_PROBE_REPETITIONS (default 5) runs per variant; the median is reported. Run it on an
 # otherwise idle machine.
 set -euo pipefail
-cd "$(dirname "${BASH_SOURCE[0]}")/.."
-build=1
-case "${1:-}" in
-  --no-build) build=0 ;;
-  "") ;;
-  -h|--help) sed -n '2,10p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "probe_effect.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-esac
+source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
+bench_start 10 "$@"
 reps=${MOIRAI_PROBE_REPETITIONS:-5}
 if [[ $build -eq 1 ]]; then
   for preset in release no-recording; do
@@ -29,8 +23,6 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 rounds=200000
 software="perf::TASK-CLOCK,perf::PAGE-FAULTS"
-
-median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }
 
 # run_once APP SED ARGS...: runs APP once and prints what the sed expression SED extracts.
 run_once() {

@@ -142,10 +142,9 @@ constexpr std::uint16_t kCreate = 1, kSendOfTypeTo = 4;
 // Two cores: core 0 runs the creator (units 1, 2) and a worker (4); core 1 idles until unit 1's
 // creation frees unit 3 there, then runs it. Counters: instructions and L1 data-cache misses.
 trace::Trace counted_trace(const std::string& name, std::uint64_t stretch = 1) {
-  TraceBuilder b(2);
+  TraceBuilder b(2, {"PAPI_TOT_INS", "PAPI_L1_DCM"});
   b.site(1, "app.cpp", 10);
   b.site(2, "app.cpp", 20);
-  b.counters({"PAPI_TOT_INS", "PAPI_L1_DCM"});
   const std::uint64_t s = stretch;
   b.unit(0, 1, 1, 0, 10 * s, 100 * s, 120 * s, kCreate, 1, {1000, 10});      // 0.01 misses per instruction
   b.unit(0, 2, 1, 120 * s, 130 * s, 300 * s, 320 * s, kCreate, 1, {1000, 50});

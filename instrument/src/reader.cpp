@@ -3,10 +3,12 @@
 
 #include <zlib.h>
 
+#include <sys/stat.h>
+
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <iterator>
+#include <memory>
 #include <sstream>
 
 namespace moirai::trace {
@@ -42,14 +44,51 @@ std::vector<std::string> split(const std::string& text, char by) {
   return parts;
 }
 
+// MemorySource serves a trace already in memory.
+class MemorySource {
+ public:
+  MemorySource(const unsigned char* data, std::size_t size) : data_(data), size_(size) {}
+  std::size_t size() const { return size_; }
+  // bytes returns the `count` bytes at `at` (at + count <= size()), or nullptr if they are gone.
+  const unsigned char* bytes(std::size_t at, std::size_t) { return data_ + at; }
+
+ private:
+  const unsigned char* data_;
+  std::size_t size_;
+};
+
+// FileSource reads a trace file front to back, one piece at a time, so reading never holds the
+// whole file in memory (a million-unit trace is over 100 MB).
+class FileSource {
+ public:
+  FileSource(std::FILE* file, std::size_t size) : file_(file), size_(size) {}
+  std::size_t size() const { return size_; }
+  const unsigned char* bytes(std::size_t at, std::size_t count) {
+    if (at != position_ && std::fseek(file_, static_cast<long>(at), SEEK_SET) != 0) return nullptr;
+    if (buffer_.size() < count) buffer_.resize(count);
+    const std::size_t got = count ? std::fread(buffer_.data(), 1, count, file_) : 0;
+    position_ = at + got;
+    return got == count ? buffer_.data() : nullptr;  // short: the file shrank while read
+  }
+
+ private:
+  std::FILE* file_;
+  std::size_t size_;
+  std::size_t position_ = 0;
+  std::vector<unsigned char> buffer_;
+};
+
+template <class Source>
 class Parser {
  public:
-  Parser(const unsigned char* data, std::size_t size) : data_(data), size_(size) {}
+  explicit Parser(Source& source) : source_(source), size_(source.size()) {}
 
   Trace run() {
     trace_.bytes = size_;
     if (size_ < sizeof(FileHeader)) throw TraceError(0, "file too short for a trace header (" + std::to_string(size_) + " bytes)");
-    const auto header = load<FileHeader>(data_);
+    const unsigned char* head = source_.bytes(0, sizeof(FileHeader));
+    if (head == nullptr) throw TraceError(0, "the file could not be read");
+    const auto header = load<FileHeader>(head);
     if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw TraceError(0, "not a Moirai trace (wrong magic)");
     if (header.version_major != kVersionMajor) {
       throw TraceError(8, "trace format version " + std::to_string(header.version_major) + "." +
@@ -62,7 +101,12 @@ class Parser {
         cut(at, "a chunk header is incomplete");
         break;
       }
-      const auto chunk = load<ChunkHeader>(data_ + at);
+      const unsigned char* chunk_bytes = source_.bytes(at, sizeof(ChunkHeader));
+      if (chunk_bytes == nullptr) {
+        cut(at, "a chunk header is incomplete");
+        break;
+      }
+      const auto chunk = load<ChunkHeader>(chunk_bytes);
       if (chunk.magic != kChunkMagic) throw TraceError(at, "bad chunk magic");
       if (chunk.payload_size > kMaxChunkPayload) {
         throw TraceError(at, "chunk payload of " + std::to_string(chunk.payload_size) + " bytes exceeds the limit");
@@ -76,7 +120,11 @@ class Parser {
         cut(at, "chunk " + std::to_string(chunk.sequence) + " is incomplete");
         break;
       }
-      const unsigned char* payload = data_ + payload_at;
+      const unsigned char* payload = source_.bytes(payload_at, chunk.payload_size);
+      if (payload == nullptr) {
+        cut(at, "chunk " + std::to_string(chunk.sequence) + " is incomplete");
+        break;
+      }
 #if !defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
       // (A fuzzer cannot forge checksums; without this check it reaches the record parsing.)
       const auto crc = static_cast<std::uint32_t>(crc32(0L, payload, chunk.payload_size));
@@ -204,8 +252,9 @@ class Parser {
                 r.handler <= r.handler_end)) {
             throw TraceError(here, "unit " + std::to_string(r.unit) + " has its life-line times out of order");
           }
-          for (std::size_t i = 0; i < trace_.counters.size(); ++i) {
-            unit.counters.push_back(load<std::uint64_t>(payload + at + sizeof(UnitRecord) + 8 * i));
+          if (!trace_.counters.empty()) {
+            unit.counters.resize(trace_.counters.size());
+            std::memcpy(unit.counters.data(), payload + at + sizeof(UnitRecord), 8 * trace_.counters.size());
           }
           trace_.units.push_back(std::move(unit));
           at += unit_size_;
@@ -264,7 +313,7 @@ class Parser {
     }
   }
 
-  const unsigned char* data_;
+  Source& source_;
   std::size_t size_;
   Trace trace_;
   bool metadata_seen_ = false;
@@ -273,14 +322,26 @@ class Parser {
 
 }  // namespace
 
-Trace parse_trace(const unsigned char* data, std::size_t size) { return Parser(data, size).run(); }
+Trace parse_trace(const unsigned char* data, std::size_t size) {
+  MemorySource source(data, size);
+  return Parser<MemorySource>(source).run();
+}
 
 Trace read_trace(const std::string& path) {
-  std::ifstream file(path, std::ios::binary);
-  if (!file) throw TraceError(0, "cannot open " + path + ": " + std::strerror(errno));
-  const std::vector<unsigned char> bytes((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
-  if (bytes.empty()) throw TraceError(0, path + " is empty");
-  return parse_trace(bytes.data(), bytes.size());
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
+  struct stat info {};
+  if (!file || ::fstat(::fileno(file.get()), &info) != 0) throw TraceError(0, "cannot open " + path + ": " + std::strerror(errno));
+  if (!S_ISREG(info.st_mode)) {
+    // A pipe or device has no size to stat: read it whole.
+    std::vector<unsigned char> bytes;
+    unsigned char piece[65536];
+    for (std::size_t got; (got = std::fread(piece, 1, sizeof piece, file.get())) > 0;) bytes.insert(bytes.end(), piece, piece + got);
+    if (bytes.empty()) throw TraceError(0, path + " is empty");
+    return parse_trace(bytes.data(), bytes.size());
+  }
+  if (info.st_size == 0) throw TraceError(0, path + " is empty");
+  FileSource source(file.get(), static_cast<std::size_t>(info.st_size));
+  return Parser<FileSource>(source).run();
 }
 
 }  // namespace moirai::trace

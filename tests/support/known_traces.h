@@ -46,9 +46,8 @@ inline void write_rendezvous_trace(const std::string& path) {
 // (same VP, create_vp, send_of_type_to): work 270, parallelism 410 / 270.
 // With `instructions`, each unit carries PAPI_TOT_INS = 7 x its work + 1.
 inline void write_typed_send_trace(const std::string& path, bool instructions = false) {
-  TraceBuilder b(2);
+  TraceBuilder b(2, instructions ? std::vector<std::string>{"PAPI_TOT_INS"} : std::vector<std::string>{});
   b.site(1, "known.cpp", 20);
-  if (instructions) b.counters({"PAPI_TOT_INS"});
   const auto unit = [&](std::uint32_t core, std::uint64_t id, std::uint64_t vp, std::uint64_t assign, std::uint64_t work,
                         std::uint64_t handler_end, std::uint16_t ended_by) {
     const std::vector<std::uint64_t> deltas = instructions ? std::vector<std::uint64_t>{7 * work + 1} : std::vector<std::uint64_t>{};

@@ -108,6 +108,7 @@ Report build_report(const trace::Trace& trace) {
   Report report;
   report.summary = summarize(trace);
   std::unordered_map<std::uint64_t, const trace::Unit*> unit_by_id;
+  unit_by_id.reserve(trace.units.size());
   std::map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
   for (const trace::Unit& unit : trace.units) {
     unit_by_id[unit.record.unit] = &unit;
@@ -123,6 +124,7 @@ Report build_report(const trace::Trace& trace) {
 
   // The constraint that freed each unit: the latest one recorded for it.
   std::unordered_map<std::uint64_t, const trace::ConstraintRecord*> freed_by;
+  freed_by.reserve(trace.constraints.size());
   for (const trace::ConstraintRecord& c : trace.constraints) {
     auto& known = freed_by[c.to];
     if (known == nullptr || known->time < c.time) known = &c;
@@ -130,13 +132,16 @@ Report build_report(const trace::Trace& trace) {
   // Idle attribution: the unit that ended an idle period is the next one on that core.
   std::map<std::pair<std::string, std::string>, IdleCause> causes;
   for (auto& [core, units] : per_core) {
-    std::sort(units.begin(), units.end(), [](auto* a, auto* b) { return a->record.assign < b->record.assign; });
+    const auto by_time = [](auto* a, auto* b) { return a->record.assign < b->record.assign; };
+    // A core's units are recorded in time order: check (linear) before sorting (n log n).
+    if (!std::is_sorted(units.begin(), units.end(), by_time)) std::sort(units.begin(), units.end(), by_time);
   }
   std::map<std::uint32_t, std::uint64_t> tail;  // idle at the end, per core
   std::vector<std::pair<std::string, std::string>> cause_key_of_span;
   for (const trace::Span& idle : trace.idle) {
     const auto& units = per_core[idle.core];
-    const auto next = std::find_if(units.begin(), units.end(), [&](auto* u) { return u->record.assign >= idle.end; });
+    // Units are in time order: a binary search keeps this linear in the trace, not quadratic.
+    const auto next = std::partition_point(units.begin(), units.end(), [&](auto* u) { return u->record.assign < idle.end; });
     std::string construct = "nothing left to run (end of run)", site;
     if (next != units.end()) {
       auto freeing = freed_by.find((*next)->record.unit);

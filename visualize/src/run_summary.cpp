@@ -29,8 +29,11 @@ RunSummary summarize(const trace::Trace& trace) {
   summary.units = trace.units.size();
   summary.groups = trace.groups.size();
   summary.cores.resize(trace.core_count);
-  for (const trace::ConstraintRecord& c : trace.constraints) {
-    ++summary.constraints_by_kind[trace.construct_name(c.construct)];
+  // Counted by kind first: a name lookup per constraint cost about a tenth of `moirai stats`.
+  std::vector<std::uint64_t> by_kind(0x10000, 0);
+  for (const trace::ConstraintRecord& c : trace.constraints) ++by_kind[c.construct];
+  for (std::size_t kind = 0; kind < by_kind.size(); ++kind) {
+    if (by_kind[kind] != 0) summary.constraints_by_kind[trace.construct_name(static_cast<std::uint32_t>(kind))] += by_kind[kind];
   }
   summary.counter_totals.reserve(trace.counters.size());
   for (const std::string& name : trace.counters) summary.counter_totals.emplace_back(name, 0);

@@ -1,0 +1,119 @@
+// moirai::trace::TraceBuilder: what it writes reads back exactly, and what the reader would
+// refuse it refuses when given.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+#include "moirai/trace/builder.h"
+#include "moirai/trace/reader.h"
+
+namespace {
+
+using namespace moirai;
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "moirai_builder_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+}
+
+trace::BuilderOptions options(std::uint32_t cores, std::vector<std::string> counters = {}) {
+  trace::BuilderOptions o;
+  o.cores = cores;
+  o.counters = std::move(counters);
+  o.command_line = "builder test";
+  return o;
+}
+
+TEST(TraceBuilder, EveryRecordKindReadsBackExactly) {
+  const std::string path = temp_path("kinds");
+  {
+    trace::TraceBuilder out(path, options(2, {"PAPI_TOT_INS"}));
+    out.site(3, "app.cpp", 12, "main");
+    out.vp(1, "main", 0, 3);
+    out.group(9, 4, "message type 'x'");
+    trace::UnitRecord r{};
+    r.ended_by = 4;
+    r.site = 3;
+    r.unit = 5;
+    r.vp = 1;
+    r.assign = 10;
+    r.begin = 12;
+    r.end = 20;
+    r.locked = 25;
+    r.handler = 27;
+    r.handler_end = 30;
+    const std::uint64_t instructions[] = {777};
+    out.unit(0, r, instructions);
+    out.lock_handoff(0, 1, 20, 25);
+    out.group_member(0, 9, 1, 5);
+    out.constraint(0, 4, 5, 6, 29, 1);
+    out.idle(1, 0, 31);
+    out.unit(1, 6, 2, 31, 32, 40, 44, 0, 3);  // VP 2 is defined for it
+    out.finish(44);
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_TRUE(t.complete);
+  EXPECT_EQ(t.core_count, 2u);
+  EXPECT_EQ(t.metadata.at("command_line"), "builder test");
+  EXPECT_EQ(t.construct_name(4), "send_of_type_to");
+  EXPECT_EQ(t.site_name(3), "app.cpp:12");
+  ASSERT_EQ(t.units.size(), 2u);
+  EXPECT_EQ(t.units[0].record.locked, 25u);
+  EXPECT_EQ(t.units[0].counters, (std::vector<std::uint64_t>{777}));
+  EXPECT_EQ(t.units[1].core, 1u);
+  EXPECT_EQ(t.units[1].counters, (std::vector<std::uint64_t>{0}));
+  ASSERT_EQ(t.vps.size(), 2u);
+  EXPECT_EQ(t.vps[0].name, "main");
+  EXPECT_EQ(t.vps[1].id, 2u);
+  ASSERT_EQ(t.lock_handoffs.size(), 1u);
+  EXPECT_EQ(t.lock_handoffs[0].record.from, 1u);
+  ASSERT_EQ(t.group_members.size(), 1u);
+  EXPECT_EQ(t.group_members[0].record.group, 9u);
+  ASSERT_EQ(t.constraints.size(), 1u);
+  EXPECT_EQ(t.constraints[0].match, 1u);
+  ASSERT_EQ(t.idle.size(), 1u);
+  EXPECT_EQ(t.idle[0].end, 31u);
+  EXPECT_EQ(t.end.records, 6u);
+  EXPECT_EQ(t.end.end_time, 44u);
+}
+
+// Records beyond a chunk's worth go out in several chunks, all read back, in order.
+TEST(TraceBuilder, ManyRecordsSpanSeveralChunks) {
+  const std::string path = temp_path("many");
+  constexpr std::uint64_t kUnits = 40000;  // 72 bytes each: about 3 MiB on one core
+  {
+    trace::TraceBuilder out(path, options(1));
+    for (std::uint64_t u = 1; u <= kUnits; ++u) out.unit(0, u, 1, u * 10, u * 10 + 1, u * 10 + 8, u * 10 + 10, 4, 1);
+  }  // the destructor finishes the trace
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_TRUE(t.complete);
+  EXPECT_GT(t.chunks, 4u);
+  ASSERT_EQ(t.units.size(), kUnits);
+  for (std::uint64_t u = 0; u < kUnits; ++u) ASSERT_EQ(t.units[u].record.unit, u + 1);
+}
+
+TEST(TraceBuilder, RefusesWhatTheReaderWouldRefuse) {
+  const std::string path = temp_path("refuse");
+  trace::TraceBuilder out(path, options(2, {"c"}));
+  EXPECT_THROW(out.idle(2, 0, 1), std::invalid_argument);               // no core 2
+  EXPECT_THROW(out.idle(0, 5, 1), std::invalid_argument);               // ends before it begins
+  EXPECT_THROW(out.unit(0, 1, 1, 5, 4, 6, 7, 0, 1), std::invalid_argument);  // begin before assign
+  EXPECT_THROW(out.unit(0, 0, 1, 0, 1, 2, 3, 0, 1), std::invalid_argument);  // unit id 0
+  trace::UnitRecord r{};
+  r.unit = r.vp = 1;
+  EXPECT_THROW(out.unit(0, r), std::invalid_argument);                   // no counter delta
+  EXPECT_THROW(out.constraint(0, 1, 0, 2, 0), std::invalid_argument);    // unit 0
+  EXPECT_THROW(out.group_member(0, 1, 3, 1), std::invalid_argument);     // role 3
+  EXPECT_THROW(out.lock_handoff(0, 5, 0, 1), std::invalid_argument);     // no core 5
+  out.finish();
+  EXPECT_THROW(out.idle(0, 0, 1), std::logic_error);
+  std::remove(path.c_str());
+  EXPECT_THROW(trace::TraceBuilder("/nonexistent-dir/x.mtrace", options(1)), std::runtime_error);
+  EXPECT_THROW(trace::TraceBuilder(path, options(0)), std::invalid_argument);
+}
+
+}  // namespace
