@@ -78,28 +78,34 @@ class VpNames {
   std::unordered_map<std::uint64_t, const trace::Trace::Vp*> names_;
 };
 
-// began_at maps each unit to the call site of the construct that began it: the one that ended
-// the previous unit of its VP, or the VP's creation for its first unit.
-std::unordered_map<std::uint64_t, std::string> began_at(const trace::Trace& trace, const VpNames& vps) {
-  std::vector<const trace::UnitRecord*> units;
-  units.reserve(trace.units.size());
-  for (const trace::Unit& unit : trace.units) units.push_back(&unit.record);
-  std::sort(units.begin(), units.end(), [](auto* a, auto* b) {
-    return a->vp != b->vp ? a->vp < b->vp : a->begin < b->begin;
-  });
-  std::unordered_map<std::uint64_t, std::string> began;
-  began.reserve(units.size());
-  for (std::size_t i = 0; i < units.size(); ++i) {
-    const trace::UnitRecord& r = *units[i];
-    if (i > 0 && units[i - 1]->vp == r.vp) {
-      began[r.unit] = trace.construct_name(units[i - 1]->ended_by) + " at " + trace.site_name(units[i - 1]->site);
-    } else {
-      const trace::Trace::Vp* vp = vps.find(r.vp);
-      began[r.unit] = "created at " + (vp ? trace.site_name(vp->site) : std::string("?"));
+// PreviousUnits finds the unit of the same VP before a unit, whose construct began it; kept as
+// record pointers (not text) since only drawn blocks need the words.
+class PreviousUnits {
+ public:
+  explicit PreviousUnits(const trace::Trace& trace) {
+    std::vector<const trace::UnitRecord*> units;
+    units.reserve(trace.units.size());
+    for (const trace::Unit& unit : trace.units) units.push_back(&unit.record);
+    std::sort(units.begin(), units.end(), [](auto* a, auto* b) { return a->vp != b->vp ? a->vp < b->vp : a->begin < b->begin; });
+    previous_.reserve(units.size());
+    for (std::size_t i = 0; i < units.size(); ++i) {
+      previous_.emplace(units[i]->unit, i > 0 && units[i - 1]->vp == units[i]->vp ? units[i - 1] : nullptr);
     }
   }
-  return began;
-}
+  // began renders what began `unit`: the construct and site that ended its VP's previous unit,
+  // or the VP's creation site.
+  std::string began(const trace::Trace& trace, const trace::UnitRecord& unit, const VpNames& vps) const {
+    auto found = previous_.find(unit.unit);
+    if (found != previous_.end() && found->second != nullptr) {
+      return trace.construct_name(found->second->ended_by) + " at " + trace.site_name(found->second->site);
+    }
+    const trace::Trace::Vp* vp = vps.find(unit.vp);
+    return "created at " + (vp ? trace.site_name(vp->site) : std::string("?"));
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, const trace::UnitRecord*> previous_;
+};
 
 }  // namespace
 
@@ -198,10 +204,13 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   std::unordered_map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
   for (const trace::Unit& unit : trace.units) per_core[unit.core].push_back(&unit);
   const VpNames vps(trace);
-  const auto began = began_at(trace, vps);
-  std::unordered_map<std::uint64_t, std::size_t> block_of_unit;
+  const PreviousUnits previous_units(trace);
+  struct Drawn {
+    std::size_t block;  // index into layout.blocks
+    double y;           // the unit's start
+  };
+  std::unordered_map<std::uint64_t, Drawn> block_of_unit;  // drawn units by id
   block_of_unit.reserve(trace.units.size());
-  std::unordered_map<std::uint64_t, double> freed_y;  // unit id -> y of its start
   std::vector<std::vector<std::size_t>> column(trace.core_count);  // block indexes per core, top down
   double rate_min = HUGE_VAL, rate_max = -HUGE_VAL;
   for (std::uint32_t core : layout.cores) {
@@ -213,7 +222,6 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       if (r.handler_end <= window_begin || r.assign >= window_end) continue;
       const double y = y_of(r.assign);
       const double height = y_of(r.handler_end) - y;
-      freed_y[r.unit] = y;
       double rate = -1;
       if (miss) {
         const double denominator = instructions ? static_cast<double>(unit->counters[*instructions])
@@ -240,7 +248,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
           layout.merged_any = true;
           block.tooltip = std::to_string(block.merged) + " units merged (each below one point), from unit " +
                           std::to_string(block.unit);
-          block_of_unit[r.unit] = column[core].back();
+          block_of_unit[r.unit] = Drawn{column[core].back(), y};
           continue;
         }
       }
@@ -257,9 +265,8 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.update_ticks = r.handler_end - r.handler;
       block.created = trace.construct_name(r.ended_by) == "create_vp";
       block.miss_rate = rate;
-      auto begun = began.find(r.unit);
       block.tooltip = "unit " + std::to_string(r.unit) + ", " + vps(r.vp) + ", core " + std::to_string(core) +
-                      "\\nbegan after " + (begun == began.end() ? std::string("?") : begun->second) +
+                      "\\nbegan after " + previous_units.began(trace, r, vps) +
                       "\\nended by " + trace.construct_name(r.ended_by) + " at " + trace.site_name(r.site) +
                       "\\ncycles " + std::to_string(block.ticks) + ": work " + std::to_string(block.work_ticks) +
                       ", decide " + std::to_string(block.decide_ticks) + ", communicate " +
@@ -269,7 +276,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
         block.tooltip += "\\n" + trace.counters[i] + " " + std::to_string(unit->counters[i]);
       }
       if (rate >= 0) block.tooltip += "\\nmisses per " + layout.miss_denominator + " " + fmt(rate, "%.4g");
-      block_of_unit[r.unit] = layout.blocks.size();
+      block_of_unit[r.unit] = Drawn{layout.blocks.size(), y};
       column[core].push_back(layout.blocks.size());
       layout.blocks.push_back(std::move(block));
     }
@@ -286,10 +293,10 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
     auto from_block = block_of_unit.find(c.from);
     auto to_block = block_of_unit.find(c.to);
     if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;  // not drawn
-    const ScgBlock& tail = layout.blocks[from_block->second];
-    if (!options.same_core_arcs && tail.core == layout.blocks[to_block->second].core) continue;
+    const ScgBlock& tail = layout.blocks[from_block->second.block];
+    if (!options.same_core_arcs && tail.core == layout.blocks[to_block->second.block].core) continue;
     const double from_y = std::clamp(y_of(c.time), tail.y, tail.y + tail.height);
-    layout.arcs.push_back(ScgArc{from_block->second, to_block->second, kind, from_y, freed_y.at(c.to)});
+    layout.arcs.push_back(ScgArc{from_block->second.block, to_block->second.block, kind, from_y, to_block->second.y});
   }
   // Runtime-lock handoffs: the releasing core's block at the moment of the handoff to the
   // waiting core's block.
@@ -331,7 +338,8 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
         stack.pop_back();
         auto from_block = block_of_unit.find(begin->unit), to_block = block_of_unit.find(event->unit);
         if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;
-        layout.arcs.push_back(ScgArc{from_block->second, to_block->second, kUserEventArc, y_of(begin->time), y_of(event->time)});
+        layout.arcs.push_back(ScgArc{from_block->second.block, to_block->second.block, kUserEventArc, y_of(begin->time),
+                                     y_of(event->time)});
         auto name = trace.user_event_names.find(event->name);
         layout.arcs.back().note = "phase '" + (name == trace.user_event_names.end() ? std::string("?") : name->second) + "'";
       }
