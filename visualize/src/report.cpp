@@ -66,6 +66,8 @@ class IdleArea {
     all_ = Steps(std::move(all));
     for (std::size_t core = 0; core < edges.size(); ++core) per_core_[core] = Steps(std::move(edges[core]));
   }
+  // all is the idle core-ticks in [begin, end) on every core.
+  std::uint64_t all(std::uint64_t begin, std::uint64_t end) const { return end <= begin ? 0 : all_.area(begin, end); }
   // others is the idle core-ticks in [begin, end) on every core but `core`.
   std::uint64_t others(std::uint32_t core, std::uint64_t begin, std::uint64_t end) const {
     if (end <= begin) return 0;
@@ -204,8 +206,8 @@ Report build_report(const trace::Trace& trace) {
   }
   // Creator starvation (3.4.1): the core of a creating VP runs other VPs' units between two of
   // its creations while other cores sit idle, waiting for work the creator has not made yet.
+  const IdleArea idle_area(trace);
   {
-    const IdleArea idle_area(trace);
     std::uint64_t lost = 0, instances = 0, worst_idle = 0;
     const trace::UnitRecord* first_between = nullptr;  // of the instance that idled other cores most
     const trace::UnitRecord* first_create = nullptr;
@@ -261,44 +263,54 @@ Report build_report(const trace::Trace& trace) {
       edges.emplace_back(idle.end, -1);
     }
     std::sort(edges.begin(), edges.end());  // at one tick, ends (-1) before begins (+1)
-    std::uint64_t best_begin = 0, best_end = 0, open_at = 0;
-    std::size_t bands = 0;
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> bands;
+    std::uint64_t open_at = 0;
     int count = 0;
     for (const auto& [tick, step] : edges) {
       const bool was = count >= static_cast<int>(band_cores);
       count += step;
       const bool is = count >= static_cast<int>(band_cores);
       if (!was && is) open_at = tick;
-      if (was && !is && static_cast<double>(tick - open_at) >= kBandLength * makespan) {
-        ++bands;
-        if (tick - open_at > best_end - best_begin) best_begin = open_at, best_end = tick;
-      }
+      if (was && !is && static_cast<double>(tick - open_at) >= kBandLength * makespan) bands.emplace_back(open_at, tick);
     }
-    if (bands > 0) {
-      // The cores idle in the longest band, and the constraint that ended most of that idle time.
-      std::map<std::pair<std::string, std::string>, std::uint64_t> band_causes;
-      std::vector<std::uint32_t> band_core_list;
-      for (std::size_t i : mid_run) {
-        const trace::Span& idle = trace.idle[i];
-        const std::uint64_t overlap_begin = std::max(idle.begin, best_begin), overlap_end = std::min(idle.end, best_end);
-        if (overlap_begin >= overlap_end) continue;
-        band_causes[cause_key_of_span[i]] += overlap_end - overlap_begin;
-        if (std::find(band_core_list.begin(), band_core_list.end(), idle.core) == band_core_list.end()) band_core_list.push_back(idle.core);
+    if (!bands.empty()) {
+      std::uint64_t lost = 0;
+      for (const auto& [begin, end] : bands) lost += idle_area.all(begin, end);
+      std::stable_sort(bands.begin(), bands.end(), [](const auto& a, const auto& b) { return a.second - a.first > b.second - b.first; });
+      // The three longest, each with its cores and the constraint that ended most of its idle time.
+      std::string listed, site;
+      std::vector<std::uint32_t> longest_cores;
+      for (std::size_t k = 0; k < std::min<std::size_t>(bands.size(), 3); ++k) {
+        const auto [band_begin, band_end] = bands[k];
+        std::map<std::pair<std::string, std::string>, std::uint64_t> band_causes;
+        std::vector<std::uint32_t> band_core_list;
+        for (std::size_t i : mid_run) {
+          const trace::Span& idle = trace.idle[i];
+          const std::uint64_t overlap_begin = std::max(idle.begin, band_begin), overlap_end = std::min(idle.end, band_end);
+          if (overlap_begin >= overlap_end) continue;
+          band_causes[cause_key_of_span[i]] += overlap_end - overlap_begin;
+          if (std::find(band_core_list.begin(), band_core_list.end(), idle.core) == band_core_list.end()) band_core_list.push_back(idle.core);
+        }
+        const auto cause = std::max_element(band_causes.begin(), band_causes.end(),
+                                            [](const auto& a, const auto& b) { return a.second < b.second; });
+        listed += std::string(k ? "; " : "") + at(band_begin) + " .. " + at(band_end) + " (" +
+                  fixed(100.0 * static_cast<double>(band_end - band_begin) / makespan) + "% of the run, " +
+                  std::to_string(band_core_list.size()) + " cores, most until a " +
+                  (cause == band_causes.end() ? std::string("?") : cause->first.first) +
+                  (cause == band_causes.end() || cause->first.second.empty() ? "" : " at " + cause->first.second) + ")";
+        if (k == 0) {
+          longest_cores = band_core_list;
+          if (cause != band_causes.end()) site = cause->first.second;
+        }
       }
-      std::sort(band_core_list.begin(), band_core_list.end());
-      const auto cause = std::max_element(band_causes.begin(), band_causes.end(),
-                                          [](const auto& a, const auto& b) { return a.second < b.second; });
-      const std::string by = cause == band_causes.end() ? std::string("?") : cause->first.first;
+      std::sort(longest_cores.begin(), longest_cores.end());
       report.hints.push_back(Hint{"idle-band",
-                                  std::to_string(bands) + " idle band" + (bands > 1 ? "s" : "") + " between waves of units; the longest: " +
-                                      at(best_begin) + " .. " + at(best_end) + " (" +
-                                      fixed(100.0 * static_cast<double>(best_end - best_begin) / makespan) + "% of the run), at least " +
-                                      std::to_string(band_cores) + " cores idle at once, " + std::to_string(band_core_list.size()) +
-                                      " cores in all, most of them until a " + by +
-                                      " freed them: the next wave became ready late; make its units ready sooner (create them earlier or on a dedicated core), or choose a unit size whose waves fill the cores (paper 3.4.2, 3.4.3)",
-                                  band_core_list, best_begin - first, best_end - first,
-                                  cause == band_causes.end() ? std::string() : cause->first.second});
-      for (const auto& [key, ticks] : band_causes) report.hints.back().lost += ticks;
+                                  std::to_string(bands.size()) + " idle band" + (bands.size() > 1 ? "s" : "") +
+                                      " between waves of units (at least " + std::to_string(band_cores) +
+                                      " cores idle at once), longest first: " + listed +
+                                      ". The next wave became ready late: make its units ready sooner (create them earlier or on a dedicated core), or choose a unit size whose waves fill the cores (paper 3.4.2, 3.4.3)",
+                                  longest_cores, bands.front().first - first, bands.front().second - first, site});
+      report.hints.back().lost = lost;
     }
   }
   // A singleton whose body ran late (3.4.6): the VP granted the singleton waited on its core
