@@ -34,7 +34,7 @@ namespace {
 constexpr std::size_t kRing = 8;            // buffers in flight per core
 constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then cores wait
 constexpr std::size_t kBufferBudget = 32u << 20;  // first buffers of all cores together, bytes
-constexpr std::size_t kMinBufferBytes = 16u << 10;
+constexpr std::size_t kMinBufferBytes = 16u << 10;  // the budget never cuts a buffer below this
 
 struct Buffer {
   std::vector<unsigned char> bytes;
@@ -383,8 +383,8 @@ void TraceRecorder::run_start(const std::string& language,
   rec.started = true;
   rec.cores = std::vector<CoreRecorder>(core_count);
   // Many (simulated) cores share a memory budget, so 1024 cores do not take 1024 full buffers.
-  rec.options.buffer_bytes = std::max(
-      kMinBufferBytes, std::min(rec.options.buffer_bytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
+  rec.options.buffer_bytes = std::min(
+      rec.options.buffer_bytes, std::max(kMinBufferBytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : rec.cores) {
     core.buffer = new Buffer;
     core.buffer->bytes.resize(rec.options.buffer_bytes);
