@@ -62,6 +62,15 @@ trace::Trace record(proto::SimMachine& machine, const std::string& name,
   }
   trace::Trace trace = trace::read_trace(path);
   std::remove(path.c_str());
+  // Chunks of different cores reach the file in the writer thread's order; each core's own
+  // records are in its order. Sorting by core makes two traces comparable record by record.
+  const auto by_core = [](const auto& a, const auto& b) { return a.core < b.core; };
+  std::stable_sort(trace.units.begin(), trace.units.end(), by_core);
+  std::stable_sort(trace.idle.begin(), trace.idle.end(), by_core);
+  std::stable_sort(trace.lock_handoffs.begin(), trace.lock_handoffs.end(), by_core);
+  std::sort(trace.constraints.begin(), trace.constraints.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.time, a.from, a.to) < std::tie(b.time, b.from, b.to);
+  });
   return trace;
 }
 

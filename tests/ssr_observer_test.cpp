@@ -291,7 +291,7 @@ TEST_P(SsrObserver, BalancedAfterFailure) {
   check_balanced(observer);
 }
 
-MOIRAI_INSTANTIATE_CORE_COUNTS(SsrObserver);
+MOIRAI_INSTANTIATE_MACHINES(SsrObserver);
 
 }  // namespace
 }  // namespace moirai::test

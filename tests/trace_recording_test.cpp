@@ -14,12 +14,15 @@
 #include <vector>
 
 #include "moirai/instrument/trace_recorder.h"
+#include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/ssr/ssr.h"
+#include "support/test_support.h"
 #include "moirai/trace/reader.h"
 
 namespace {
 
 using namespace moirai;
+using test::kSimulatedCores;
 
 inline const ssr::MessageType<int> kPartial{"partial"};
 inline const ssr::MessageType<int> kWork{"work"};
@@ -68,7 +71,12 @@ Recorded record(std::size_t cores, std::vector<std::string> counters = {}) {
   Recorded out;
   {
     instrument::TraceRecorder recorder({path, std::move(counters), "trace_recording_test", 4096});
-    out.stats = ssr::run(program, {.cores = cores, .observer = &recorder});
+    if (cores == kSimulatedCores) {
+      proto::SimMachine machine(proto::SimConfig{.topology = {1, cores}});
+      out.stats = ssr::run(machine, program, {.observer = &recorder});
+    } else {
+      out.stats = ssr::run(program, {.cores = cores, .observer = &recorder});
+    }
     const instrument::RecorderStats written = recorder.finish();
     EXPECT_EQ(written.dropped, 0u);
   }
@@ -150,8 +158,8 @@ TEST_P(TraceRecording, FreeingPrecedesTheFreedUnit) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(CoreCounts, TraceRecording, ::testing::Values(1, 2),
-                         [](const auto& param_info) { return std::to_string(param_info.param) + "Cores"; });
+INSTANTIATE_TEST_SUITE_P(CoreCounts, TraceRecording, ::testing::Values(std::size_t{1}, std::size_t{2}, kSimulatedCores),
+                         ::moirai::test::core_count_name);
 
 // PAPI for real, through the software events every Linux has; a hardware event this machine
 // may lack is either counted or reported missing with PAPI's reason, never faked.

@@ -215,6 +215,7 @@ MatmulResult run_matmul(proto::Machine& machine, const MatmulConfig& config) {
         [&problem, self = ctx.self()](ssr::Context& c) { results(c, problem, self); },
         {.name = "results", .core = result.results_core});
     for (std::size_t piece = 0; piece < result.pieces; ++piece) {
+      ctx.charge_work(kCreateCycles);
       ctx.create_vp(
           [&problem, piece, collector](ssr::Context& c) { worker(c, problem, piece, collector); },
           {.name = "worker " + std::to_string(piece),

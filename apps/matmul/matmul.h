@@ -34,6 +34,9 @@ inline constexpr std::uint64_t kMultiplyAddsPerCycle = 4;
 std::uint64_t piece_cycles(std::size_t rows, std::size_t size) noexcept;
 // transpose_cycles is the declared work of the copy-transpose singleton (a cycle per entry).
 std::uint64_t transpose_cycles(std::size_t size) noexcept;
+// kCreateCycles is the divider's declared work per worker it creates (the closure and the name),
+// near the 2^9..2^11 TSC ticks (200-800 ns) of a real run's creation units on this VM.
+inline constexpr std::uint64_t kCreateCycles = 400;
 // accumulate_cycles is the declared work of the results VP summing a piece of `entries` entries.
 std::uint64_t accumulate_cycles(std::size_t entries) noexcept;
 

@@ -34,7 +34,7 @@ namespace {
 constexpr std::size_t kRing = 8;            // buffers in flight per core
 constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then cores wait
 constexpr std::size_t kBufferBudget = 32u << 20;  // first buffers of all cores together, bytes
-constexpr std::size_t kMinBufferBytes = 16u << 10;
+constexpr std::size_t kMinBufferBytes = 16u << 10;  // the budget never cuts a buffer below this
 
 struct Buffer {
   std::vector<unsigned char> bytes;
@@ -75,6 +75,7 @@ struct alignas(64) CoreRecorder {
   std::uint64_t lock_wait_since = 0;
   std::uint64_t paused_since = 0;     // start of the span this core did not record
   std::uint64_t writer_waits = 0;
+  std::uint64_t stopped_at = 0;       // clock reading at core_stop (simulated runs)
 };
 
 fmt::UnitRecord& unit_of(CoreRecorder& core) {
@@ -382,8 +383,8 @@ void TraceRecorder::run_start(const std::string& language,
   rec.started = true;
   rec.cores = std::vector<CoreRecorder>(core_count);
   // Many (simulated) cores share a memory budget, so 1024 cores do not take 1024 full buffers.
-  rec.options.buffer_bytes = std::max(
-      kMinBufferBytes, std::min(rec.options.buffer_bytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
+  rec.options.buffer_bytes = std::min(
+      rec.options.buffer_bytes, std::max(kMinBufferBytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : rec.cores) {
     core.buffer = new Buffer;
     core.buffer->bytes.resize(rec.options.buffer_bytes);
@@ -436,14 +437,10 @@ RecorderStats TraceRecorder::finish() {
   }
   rec.drain();
   rec.stats.writer_waits = waits;
-  std::uint64_t end_time = 0;
-  if (rec.time != nullptr) {  // the latest core clock: the end of the simulated run
-    for (std::size_t k = 0; k < rec.cores.size(); ++k) {
-      end_time = std::max(end_time, rec.time->now(static_cast<CoreId>(k)));
-    }
-  } else {
-    end_time = Clock::now();
-  }
+  // A simulated run ends at its latest core clock, read when each core stopped: the machine
+  // that kept those clocks may be gone by now.
+  std::uint64_t end_time = rec.time != nullptr ? 0 : Clock::now();
+  for (const CoreRecorder& core : rec.cores) end_time = std::max(end_time, core.stopped_at);
   fmt::EndPayload end{rec.stats.chunks, rec.stats.records, 0, waits, end_time};
   rec.write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
   for (CoreRecorder& core : rec.cores) {
@@ -472,6 +469,7 @@ void TraceRecorder::core_stop(CoreId core) {
   CoreRecorder& state = rec.cores[core];
   detail::PapiCounters::stop_thread(state.event_set);
   state.event_set = -1;
+  if (rec.time != nullptr) state.stopped_at = rec.now(core);
   if (state.buffer->used > 0) rec.hand_off(core);
 }
 

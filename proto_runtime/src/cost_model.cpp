@@ -25,11 +25,16 @@ constexpr std::string_view kHandlerPrefix = "handler.";
 }  // namespace
 
 CostModel CostModel::default_model() {
-  // Calibrated with `moirai-calibrate` on the 2-core development VM (docs/cost-model.md): ticks
-  // of a 1 GHz virtual clock, i.e. nanoseconds.
-  return CostModel{.clock_hz = 1e9, .switch_ticks = 40, .communication = 30, .lock = 20,
-                   .assigner = 30, .wake = 300, .handler = 150,
-                   .handlers = {{"create_vp", 900}, {"end_vp", 250}}};
+  // Written by `moirai-calibrate` (median of 20000 uses of each construct) on the 2-core
+  // development VM, AMD EPYC at 2596 MHz TSC (docs/cost-model.md): ticks of a 1 GHz virtual
+  // clock, i.e. nanoseconds.
+  return CostModel{.clock_hz = 1e9, .switch_ticks = 15, .communication = 11, .lock = 1,
+                   .assigner = 8, .wake = 68, .handler = 42,
+                   .handlers = {{"create_vp", 42}, {"end_vp", 12}, {"receive_from_to", 12},
+                                {"receive_of_type", 15}, {"receive_of_type_to", 15},
+                                {"send_from_to", 15}, {"send_of_type", 12},
+                                {"send_of_type_to", 12}, {"singleton", 19},
+                                {"singleton end", 12}}};
 }
 
 std::uint64_t CostModel::handler_cost(std::string_view construct) const {

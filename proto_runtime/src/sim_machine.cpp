@@ -407,6 +407,10 @@ void SimMachine::drive(CoreScheduler& scheduler) {
   sim.scheduler = &scheduler;
   sim.driving = true;
   sim.finished = 0;
+  sim.units = 0;
+  sim.lock_free_at = kOrigin;
+  sim.lock_holder = 0;
+  for (VirtualCore& core : sim.cores) core = VirtualCore{};  // each run starts at the origin
   for (std::size_t k = 0; k < sim.cores.size(); ++k) {
     VirtualCore& core = sim.cores[k];
     const auto id = static_cast<CoreId>(k);

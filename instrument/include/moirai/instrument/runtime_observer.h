@@ -20,7 +20,8 @@ class RuntimeObserver {
   virtual ~RuntimeObserver() = default;
 
   // use_time_source is called before run_start by a machine that keeps its own time (a
-  // simulation): from then on, read `time` instead of the host clock.
+  // simulation): from then on, read `time` instead of the host clock, during the run only
+  // (`time` may be gone after the last core_stop).
   virtual void use_time_source(const TimeSource& /*time*/) {}
   // run_start describes the run before any core starts: the language, the display name of each
   // construct kind (index = kind) and the number of cores.

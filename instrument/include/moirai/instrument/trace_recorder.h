@@ -15,7 +15,8 @@ struct RecorderOptions {
   std::string path;                    // the trace file to write
   std::vector<std::string> counters;   // PAPI event names; missing ones are reported, not faked
   std::string command_line;            // stored in the header
-  std::size_t buffer_bytes = 256 * 1024;  // per-core buffer; a full one becomes one chunk
+  std::size_t buffer_bytes = 256 * 1024;  // per-core buffer, a full one becomes one chunk;
+                                          // many cores share 32 MiB (at least 16 KiB each)
 };
 
 // CounterStatus is one requested counter: recorded, or missing with the reason PAPI gave.
