@@ -366,7 +366,9 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
   set(graph, "label", layout.title);
   set(graph, "labelloc", "t");
   const bool tsc = trace.metadata.count("clock_source") && trace.metadata.at("clock_source") == "tsc";
-  const std::string unit_word = tsc ? "cycles" : "ns";
+  // TSC ticks are cycles; a 1 GHz clock (monotonic, or the simulated machine's default) counts
+  // nanoseconds; any other simulated clock counts plain ticks.
+  const std::string unit_word = tsc ? "cycles" : trace.clock_hz == 1e9 ? "ns" : "ticks";
   const auto work_color = [&](const ScgBlock& block) {
     if (block.merged > 1) return std::string("lightsteelblue");
     if (layout.miss_counter.empty() || block.miss_rate < 0) return std::string("steelblue");
