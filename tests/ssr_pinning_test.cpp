@@ -34,7 +34,6 @@ struct Where {
 class SsrPinning : public CoreCountTest {};
 
 TEST_P(SsrPinning, PinnedVpStaysOnItsProcessingUnit) {
-  if (cores() == kSimulatedCores) GTEST_SKIP() << "processing units belong to real cores";
   proto::RealMachine machine(cores());
   ASSERT_EQ(machine.core_count(), cores());
   static const ssr::MessageType<int> kToken{"token"};
@@ -118,14 +117,14 @@ TEST_P(SsrPinning, PinnedVpStaysOnItsProcessingUnit) {
 
 // The machine maps distinct cores to distinct processing units.
 TEST_P(SsrPinning, CoresMapToDistinctProcessingUnits) {
-  if (cores() == kSimulatedCores) GTEST_SKIP() << "processing units belong to real cores";
   proto::RealMachine machine(cores());
   std::set<unsigned> pus;
   for (CoreId k = 0; k < cores(); ++k) pus.insert(machine.pu_os_index(k));
   EXPECT_EQ(pus.size(), cores());
 }
 
-MOIRAI_INSTANTIATE_MACHINES(SsrPinning);
+// Processing units belong to real cores: this suite runs on the real machine only.
+MOIRAI_INSTANTIATE_CORE_COUNTS(SsrPinning);
 
 }  // namespace
 }  // namespace moirai::test
