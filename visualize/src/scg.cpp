@@ -9,6 +9,7 @@
 #include <map>
 #include <stdexcept>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "moirai/visualize/run_summary.h"
 
@@ -78,8 +79,7 @@ class VpNames {
   std::unordered_map<std::uint64_t, const trace::Trace::Vp*> names_;
 };
 
-// PreviousUnits finds the unit of the same VP before a unit, whose construct began it; kept as
-// record pointers (not text) since only drawn blocks need the words.
+// PreviousUnits finds the unit of the same VP before a unit, whose construct began it.
 class PreviousUnits {
  public:
   explicit PreviousUnits(const trace::Trace& trace) {
@@ -92,15 +92,10 @@ class PreviousUnits {
       previous_.emplace(units[i]->unit, i > 0 && units[i - 1]->vp == units[i]->vp ? units[i - 1] : nullptr);
     }
   }
-  // began renders what began `unit`: the construct and site that ended its VP's previous unit,
-  // or the VP's creation site.
-  std::string began(const trace::Trace& trace, const trace::UnitRecord& unit, const VpNames& vps) const {
+  // of is the unit of the same VP before `unit` (nullptr for a VP's first unit).
+  const trace::UnitRecord* of(const trace::UnitRecord& unit) const {
     auto found = previous_.find(unit.unit);
-    if (found != previous_.end() && found->second != nullptr) {
-      return trace.construct_name(found->second->ended_by) + " at " + trace.site_name(found->second->site);
-    }
-    const trace::Trace::Vp* vp = vps.find(unit.vp);
-    return "created at " + (vp ? trace.site_name(vp->site) : std::string("?"));
+    return found == previous_.end() ? nullptr : found->second;
   }
 
  private:
@@ -246,8 +241,6 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
           block.miss_rate = -1;
           ++block.merged;
           layout.merged_any = true;
-          block.tooltip = std::to_string(block.merged) + " units merged (each below one point), from unit " +
-                          std::to_string(block.unit);
           block_of_unit[r.unit] = Drawn{column[core].back(), y};
           continue;
         }
@@ -265,17 +258,8 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.update_ticks = r.handler_end - r.handler;
       block.created = trace.construct_name(r.ended_by) == "create_vp";
       block.miss_rate = rate;
-      block.tooltip = "unit " + std::to_string(r.unit) + ", " + vps(r.vp) + ", core " + std::to_string(core) +
-                      "\\nbegan after " + previous_units.began(trace, r, vps) +
-                      "\\nended by " + trace.construct_name(r.ended_by) + " at " + trace.site_name(r.site) +
-                      "\\ncycles " + std::to_string(block.ticks) + ": work " + std::to_string(block.work_ticks) +
-                      ", decide " + std::to_string(block.decide_ticks) + ", communicate " +
-                      std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) + "), " +
-                      (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
-      for (std::size_t i = 0; i < unit->counters.size() && i < trace.counters.size(); ++i) {
-        block.tooltip += "\\n" + trace.counters[i] + " " + std::to_string(unit->counters[i]);
-      }
-      if (rate >= 0) block.tooltip += "\\nmisses per " + layout.miss_denominator + " " + fmt(rate, "%.4g");
+      block.first = unit;
+      block.previous = previous_units.of(r);
       block_of_unit[r.unit] = Drawn{layout.blocks.size(), y};
       column[core].push_back(layout.blocks.size());
       layout.blocks.push_back(std::move(block));
@@ -287,6 +271,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   // Constraint arcs: from the moment the freeing unit's handler recorded the constraint to the
   // start of the freed unit.
   const std::set<std::string>& kinds = options.arc_kinds.empty() ? kDefaultKinds : options.arc_kinds;
+  std::unordered_set<std::uint64_t> merged_arcs;  // (from, to, construct) drawn between merged blocks
   for (const trace::ConstraintRecord& c : trace.constraints) {
     const std::string kind = trace.construct_name(c.construct);
     if (!kinds.count(kind)) continue;
@@ -295,6 +280,13 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
     if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;  // not drawn
     const ScgBlock& tail = layout.blocks[from_block->second.block];
     if (!options.same_core_arcs && tail.core == layout.blocks[to_block->second.block].core) continue;
+    const std::size_t tail_block = from_block->second.block, head_block = to_block->second.block;
+    if (tail.merged > 1 || layout.blocks[head_block].merged > 1) {
+      // Between merged blocks one line per kind says it all; a large graph stays light.
+      const std::uint64_t key =
+          (static_cast<std::uint64_t>(tail_block) << 36) ^ (static_cast<std::uint64_t>(head_block) << 8) ^ c.construct;
+      if (!merged_arcs.insert(key).second) continue;
+    }
     const double from_y = std::clamp(y_of(c.time), tail.y, tail.y + tail.height);
     layout.arcs.push_back(ScgArc{from_block->second.block, to_block->second.block, kind, from_y, to_block->second.y});
   }
@@ -357,8 +349,40 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   return layout;
 }
 
+namespace {
+
+// block_tooltip is what hovering a block shows. It is written while drawing, not kept in the
+// layout: a large graph would otherwise hold every text twice (ours and Graphviz's copy).
+std::string block_tooltip(const ScgLayout& layout, const trace::Trace& trace, const VpNames& vps, const ScgBlock& block) {
+  if (block.merged > 1 || block.first == nullptr) {
+    return std::to_string(block.merged) + " units merged (each below one point), from unit " + std::to_string(block.unit);
+  }
+  const trace::UnitRecord& r = block.first->record;
+  std::string began;
+  if (block.previous != nullptr) {
+    began = trace.construct_name(block.previous->ended_by) + " at " + trace.site_name(block.previous->site);
+  } else {
+    const trace::Trace::Vp* vp = vps.find(r.vp);
+    began = "created at " + (vp ? trace.site_name(vp->site) : std::string("?"));
+  }
+  std::string text = "unit " + std::to_string(r.unit) + ", " + vps(r.vp) + ", core " + std::to_string(block.core) +
+                     "\\nbegan after " + began + "\\nended by " + trace.construct_name(r.ended_by) + " at " +
+                     trace.site_name(r.site) + "\\ncycles " + std::to_string(block.ticks) + ": work " +
+                     std::to_string(block.work_ticks) + ", decide " + std::to_string(block.decide_ticks) +
+                     ", communicate " + std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) +
+                     "), " + (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
+  for (std::size_t i = 0; i < block.first->counters.size() && i < trace.counters.size(); ++i) {
+    text += "\\n" + trace.counters[i] + " " + std::to_string(block.first->counters[i]);
+  }
+  if (block.miss_rate >= 0) text += "\\nmisses per " + layout.miss_denominator + " " + fmt(block.miss_rate, "%.4g");
+  return text;
+}
+
+}  // namespace
+
 void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::string& format,
                 const std::string& path) {
+  const VpNames vps(trace);
   detail::PinnedGraph pinned("scg");
   Agraph_t* graph = pinned.graph();
   const auto set = detail::set_attribute;
@@ -375,7 +399,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
     return miss_color(block.miss_rate, layout.miss_min, layout.miss_max);
   };
   std::size_t overlays = 0;
-  const auto overlay = [&](const ScgBlock& block, double y, double height, const OverheadKind& kind) {
+  const auto overlay = [&](const ScgBlock& block, const std::string& tooltip, double y, double height, const OverheadKind& kind) {
     if (height < 0.3) return;  // invisible at this scale
     Agnode_t* node = agnode(graph, const_cast<char*>(("o" + std::to_string(overlays++)).c_str()), 1);
     set(node, "shape", "box");
@@ -387,7 +411,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
     set(node, "width", fmt(layout.column_width / 72.0, "%.4f"));
     set(node, "height", fmt(height / 72.0, "%.4f"));
     set(node, "pos", fmt(layout.x_of(block.core) + layout.column_width / 2) + "," + fmt(-(y + height / 2)) + "!");
-    set(node, "tooltip", std::string(kind.name) + " (" + block.tooltip + ")");
+    set(node, "tooltip", std::string(kind.name) + " (" + tooltip + ")");
     set(node, "class", std::string("scgoverhead ") + kind.name);
   };
 
@@ -416,7 +440,8 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
     }
     set(node, "label", height >= 10 ? (block.merged > 1 ? std::to_string(block.merged) + " units" : std::to_string(block.unit)) : "");
     set(node, "fontsize", fmt(std::min(8.0, layout.column_width / 3), "%.1f"));
-    set(node, "tooltip", block.tooltip);
+    const std::string tooltip = block_tooltip(layout, trace, vps, block);
+    set(node, "tooltip", tooltip);
     set(node, "class", block.merged > 1 ? "scgmerged" : "scgunit");
     if (layout.overhead_detail && block.merged == 1 && block.ticks > 0) {
       // The kinds stacked from the block's top, each as tall as its share of the block.
@@ -426,7 +451,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
                                         std::pair{block.lock_ticks, kLock},
                                         std::pair{block.update_ticks, block.created ? kCreate : kUpdate}}) {
         const double h = static_cast<double>(ticks) * per_tick;
-        overlay(block, top, h, kind);
+        overlay(block, tooltip, top, h, kind);
         top += h;
       }
     }

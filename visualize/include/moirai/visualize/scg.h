@@ -42,7 +42,8 @@ struct ScgBlock {
   std::uint64_t decide_ticks = 0, communicate_ticks = 0, lock_ticks = 0, update_ticks = 0;
   bool created = false;          // the unit ended by creating a VP
   double miss_rate = -1;         // cache misses per instruction (or per work tick), -1 = unknown
-  std::string tooltip;
+  const trace::Unit* first = nullptr;             // its first unit, in the trace laid out
+  const trace::UnitRecord* previous = nullptr;    // the unit of the same VP before it (began it)
 };
 
 // ScgArc is one drawn arc: from the point where the freeing unit acted to the start of the freed
@@ -54,7 +55,8 @@ struct ScgArc {
   std::string note{};            // shown on hover besides the kind (a phase's name)
 };
 
-// ScgLayout is the SCG with every position fixed, before drawing.
+// ScgLayout is the SCG with every position fixed, before drawing. Its blocks point into the
+// trace it was laid out from, which must outlive it.
 struct ScgLayout {
   double cycles_per_point = 1;
   double column_width = 72, column_gap = 36;
