@@ -182,13 +182,19 @@ std::vector<std::string> split_list(std::string_view text) {
 
 // drawing is the end `scg` and `ucc` share: check that a trace and an output were given, read
 // the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
+// release empties vectors and gives their memory back.
+template <class... Vectors>
+void release(Vectors&... vectors) {
+  ((vectors = {}), ...);
+}
+
 template <class Draw>
 int drawing(const std::string& name, const std::string& path, const std::string& output, const char* usage, Draw draw) {
   const auto bad = [&](const std::string& message) { return bad_input(name + ": " + message, usage); };
   if (path.empty()) return bad("no trace file given");
   if (output.empty()) return bad("no output file given (-o FILE)");
   try {
-    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
+    moirai::trace::Trace trace = moirai::trace::read_trace(path);
     if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
     draw(trace);
     return 0;
@@ -293,7 +299,7 @@ int scg(const std::vector<std::string_view>& args) {
     }
   }
   if (!same_scale_as.empty() && options.cycles_per_point > 0) return bad("--scale and --same-scale-as exclude each other");
-  return drawing("scg", path, output, kScgUsage, [&](const moirai::trace::Trace& trace) {
+  return drawing("scg", path, output, kScgUsage, [&](moirai::trace::Trace& trace) {
     if (!same_scale_as.empty()) {
       try {
         const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
@@ -309,6 +315,10 @@ int scg(const std::vector<std::string_view>& args) {
       if (!*into) throw std::invalid_argument(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
     }
     const moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
+    // Drawing needs only the units and the definitions: the other records of a large trace go
+    // before Graphviz builds its graph, which is when memory peaks.
+    release(trace.constraints, trace.idle, trace.writer_waits, trace.paused, trace.lock_handoffs, trace.user_events,
+            trace.group_members);
     moirai::visualize::render_scg(layout, trace, format, output);
     std::cout << output << ": " << layout.blocks.size() << " blocks on " << layout.cores.size()
               << " cores, " << layout.arcs.size() << " arcs"
