@@ -182,12 +182,6 @@ std::vector<std::string> split_list(std::string_view text) {
 
 // drawing is the end `scg` and `ucc` share: check that a trace and an output were given, read
 // the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
-// release empties vectors and gives their memory back.
-template <class... Vectors>
-void release(Vectors&... vectors) {
-  ((vectors = {}), ...);
-}
-
 template <class Draw>
 int drawing(const std::string& name, const std::string& path, const std::string& output, const char* usage, Draw draw) {
   const auto bad = [&](const std::string& message) { return bad_input(name + ": " + message, usage); };
@@ -314,15 +308,17 @@ int scg(const std::vector<std::string_view>& args) {
       *into = parse_time(*text, trace.clock_hz);
       if (!*into) throw std::invalid_argument(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
     }
-    const moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
-    // Drawing needs only the units and the definitions: the other records of a large trace go
-    // before Graphviz builds its graph, which is when memory peaks.
-    release(trace.constraints, trace.idle, trace.writer_waits, trace.paused, trace.lock_handoffs, trace.user_events,
-            trace.group_members);
-    moirai::visualize::render_scg(layout, trace, format, output);
-    std::cout << output << ": " << layout.blocks.size() << " blocks on " << layout.cores.size()
-              << " cores, " << layout.arcs.size() << " arcs"
-              << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "") << '\n';
+    moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
+    const std::string drawn = std::to_string(layout.blocks.size()) + " blocks on " + std::to_string(layout.cores.size()) +
+                              " cores, " + std::to_string(layout.arcs.size()) + " arcs" +
+                              (trace.units.empty() ? " (the trace has no units: an empty graph)" : "");
+    const auto graph = moirai::visualize::scg_graph(layout, trace);
+    // The graph holds copies of all it draws: the trace and the layout go before Graphviz lays it
+    // out, which is when memory peaks.
+    layout = {};
+    trace = {};
+    graph->render(format, output);
+    std::cout << output << ": " << drawn << '\n';
   });
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <memory>
 #include <stdexcept>
 #include <unordered_map>
 #include <unordered_set>
@@ -382,8 +383,13 @@ std::string block_tooltip(const ScgLayout& layout, const trace::Trace& trace, co
 
 void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::string& format,
                 const std::string& path) {
+  scg_graph(layout, trace)->render(format, path);
+}
+
+std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const trace::Trace& trace) {
   const VpNames vps(trace);
-  detail::PinnedGraph pinned("scg");
+  auto built = std::make_unique<detail::PinnedGraph>("scg");
+  detail::PinnedGraph& pinned = *built;
   Agraph_t* graph = pinned.graph();
   const auto set = detail::set_attribute;
   set(graph, "outputorder", "nodesfirst");  // arcs cross the blocks, as in the paper
@@ -540,7 +546,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
   const double right = layout.cores.empty() ? 0 : layout.x_of(layout.cores.back()) + layout.column_width;
   set(key, "pos", fmt(right + 40 + 3.8 * static_cast<double>(longest)) + ",-100!");
 
-  pinned.render(format, path);
+  return built;
 }
 
 }  // namespace moirai::visualize

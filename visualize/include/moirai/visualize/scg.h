@@ -3,12 +3,14 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/pinned_graph.h"
 
 namespace moirai::visualize {
 
@@ -84,6 +86,10 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options);
 // layout engine) into `path` in `format` ("svg", "png" or "dot"); throws std::runtime_error.
 void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::string& format,
                 const std::string& path);
+// scg_graph builds the cgraph graph render_scg draws, every position pinned; the graph holds
+// copies of everything it needs, so a caller may free the layout and the trace before it renders
+// (`->render(format, path)`), when Graphviz's own memory peaks.
+std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const trace::Trace& trace);
 // default_arc_color is the colour of an arc kind (the paper's: create red, send_of_type_to
 // green, singleton orange).
 std::string default_arc_color(const std::string& kind);
