@@ -27,7 +27,7 @@ struct Profile::Impl {
   std::vector<CoreProfile> cores;
   double hz = 1;
   const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
-  std::uint64_t now(CoreId core) const noexcept { return time != nullptr ? time->now(core) : Clock::now(); }
+  std::uint64_t now(CoreId core) const noexcept { return Clock::now(time, core); }
 };
 
 Profile::Profile() : impl_(std::make_unique<Impl>()) { impl_->hz = Clock::info().hz; }

@@ -112,9 +112,7 @@ struct TraceRecorder::Impl {
   explicit Impl(RecorderOptions o) : options(std::move(o)), papi(options.counters) {}
 
   // now reads the clock the run keeps for `core`.
-  std::uint64_t now(CoreId core) const noexcept {
-    return time != nullptr ? time->now(core) : Clock::now();
-  }
+  std::uint64_t now(CoreId core) const noexcept { return Clock::now(time, core); }
 
   void write_all(const void* data, std::size_t size);
   void write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);

@@ -48,24 +48,7 @@ std::size_t parse_count(std::string_view spec, std::string_view part, const char
   return value;
 }
 
-// Asan switches the bookkeeping of ASan to another stack for the simulation's own switches
-// (the runtime annotates its VP switches itself).
-struct Asan {
-  static void leave(void** fake, const void* bottom, std::size_t size) noexcept {
-#if MOIRAI_ASAN
-    __sanitizer_start_switch_fiber(fake, bottom, size);
-#else
-    (void)fake, (void)bottom, (void)size;
-#endif
-  }
-  static void arrive(void* fake, const void** bottom, std::size_t* size) noexcept {
-#if MOIRAI_ASAN
-    __sanitizer_finish_switch_fiber(fake, bottom, size);
-#else
-    (void)fake, (void)bottom, (void)size;
-#endif
-  }
-};
+using Asan = detail::SanitizerFiber;  // the same annotations the runtime's switches make
 
 // CoreStack is a guard-paged stack that also tells where it is (for ASan).
 struct CoreStack {

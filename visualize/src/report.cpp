@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdio>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 namespace moirai::visualize {
@@ -139,7 +140,7 @@ Report build_report(const trace::Trace& trace) {
     if (!std::is_sorted(units.begin(), units.end(), by_time)) std::sort(units.begin(), units.end(), by_time);
   }
   std::map<std::uint32_t, std::uint64_t> tail;  // idle at the end, per core
-  std::vector<std::pair<std::string, std::string>> cause_key_of_span;
+  std::vector<const IdleCause*> cause_of_span;  // by index into trace.idle (map nodes stay put)
   for (const trace::Span& idle : trace.idle) {
     const auto& units = per_core[idle.core];
     // Units are in time order: a binary search keeps this linear in the trace, not quadratic.
@@ -157,8 +158,8 @@ Report build_report(const trace::Trace& trace) {
     } else {
       tail[idle.core] += idle.end - idle.begin;
     }
-    cause_key_of_span.emplace_back(construct, site);
     IdleCause& cause = causes[{construct, site}];
+    cause_of_span.push_back(&cause);
     cause.construct = construct;
     cause.site = site;
     cause.ticks += idle.end - idle.begin;
@@ -282,25 +283,29 @@ Report build_report(const trace::Trace& trace) {
       std::vector<std::uint32_t> longest_cores;
       for (std::size_t k = 0; k < std::min<std::size_t>(bands.size(), 3); ++k) {
         const auto [band_begin, band_end] = bands[k];
-        std::map<std::pair<std::string, std::string>, std::uint64_t> band_causes;
+        std::map<const IdleCause*, std::uint64_t> band_causes;
         std::vector<std::uint32_t> band_core_list;
         for (std::size_t i : mid_run) {
           const trace::Span& idle = trace.idle[i];
           const std::uint64_t overlap_begin = std::max(idle.begin, band_begin), overlap_end = std::min(idle.end, band_end);
           if (overlap_begin >= overlap_end) continue;
-          band_causes[cause_key_of_span[i]] += overlap_end - overlap_begin;
+          band_causes[cause_of_span[i]] += overlap_end - overlap_begin;
           if (std::find(band_core_list.begin(), band_core_list.end(), idle.core) == band_core_list.end()) band_core_list.push_back(idle.core);
         }
-        const auto cause = std::max_element(band_causes.begin(), band_causes.end(),
-                                            [](const auto& a, const auto& b) { return a.second < b.second; });
+        // The most idle time; on a tie the first cause by name, so the text does not depend on
+        // where the causes were allocated.
+        const auto cause = std::max_element(band_causes.begin(), band_causes.end(), [](const auto& a, const auto& b) {
+          return a.second != b.second ? a.second < b.second
+                                      : std::tie(b.first->construct, b.first->site) < std::tie(a.first->construct, a.first->site);
+        });
         listed += std::string(k ? "; " : "") + at(band_begin) + " .. " + at(band_end) + " (" +
                   fixed(100.0 * static_cast<double>(band_end - band_begin) / makespan) + "% of the run, " +
                   std::to_string(band_core_list.size()) + " cores, most until a " +
-                  (cause == band_causes.end() ? std::string("?") : cause->first.first) +
-                  (cause == band_causes.end() || cause->first.second.empty() ? "" : " at " + cause->first.second) + ")";
+                  (cause == band_causes.end() ? std::string("?") : cause->first->construct) +
+                  (cause == band_causes.end() || cause->first->site.empty() ? "" : " at " + cause->first->site) + ")";
         if (k == 0) {
           longest_cores = band_core_list;
-          if (cause != band_causes.end()) site = cause->first.second;
+          if (cause != band_causes.end()) site = cause->first->site;
         }
       }
       std::sort(longest_cores.begin(), longest_cores.end());

@@ -1,5 +1,7 @@
 #include "moirai/visualize/unit_graph.h"
 
+#include "moirai/visualize/run_summary.h"
+
 #include <algorithm>
 #include <numeric>
 #include <tuple>
@@ -79,22 +81,14 @@ UnitGraph build_unit_graph(const trace::Trace& trace) {
   for (std::size_t n = 0; n < count; ++n) order[n] = keys[n].index;
   keys = {};
   graph.nodes.resize(count);
-  std::uint64_t first = UINT64_MAX, last = 0;
   for (std::size_t n = 0; n < count; ++n) {
     const trace::Unit& unit = trace.units[order[n]];
     const trace::UnitRecord& r = unit.record;
     graph.nodes[n] = UnitNode{r.unit, r.vp, r.assign, r.begin, r.end, r.handler_end, unit.core, order[n]};
-    first = std::min(first, r.assign);
-    last = std::max(last, r.handler_end);
   }
-  for (const trace::Span& idle : trace.idle) {
-    first = std::min(first, idle.begin);
-    last = std::max(last, idle.end);
-  }
-  if (first != UINT64_MAX) {
-    graph.origin = first;
-    graph.makespan = last - first;
-  }
+  const RunSpan span = run_span(trace);
+  graph.origin = span.first;
+  graph.makespan = span.length();
 
   // Unit id -> node: a flat table when the ids are dense (the runtime numbers units 1, 2, ...),
   // else a binary search over a sorted copy; no hash map either way.

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "moirai/instrument/time_source.h"
+
 namespace moirai::instrument {
 
 // ClockInfo says what Clock::now counts and how fast.
@@ -19,6 +21,10 @@ class Clock {
  public:
   // now is the current reading in ticks.
   static std::uint64_t now() noexcept;
+  // now reads `core`'s clock in a run that keeps its own (`time`, a simulation), else the host's.
+  static std::uint64_t now(const TimeSource* time, CoreId core) noexcept {
+    return time != nullptr ? time->now(core) : now();
+  }
   // info chooses the source on first use and calibrates it (about 20 ms, once per process).
   static const ClockInfo& info();
 };
