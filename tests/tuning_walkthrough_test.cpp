@@ -14,6 +14,7 @@
 #include "matmul.h"
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
+#include "moirai/ssr/cost_model.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/report.h"
 #include "support/test_support.h"
@@ -46,7 +47,9 @@ Step run_step(const std::string& name, matmul::MatmulConfig config) {
                                                  std::to_string(::getpid()) + ".mtrace";
   Step step;
   {
-    proto::SimMachine machine(proto::SimConfig{.topology = {1, kCores}, .work = proto::SimWork::declared});
+    // SSR's calibrated costs, as `matmul --machine sim:40` uses them.
+    proto::SimMachine machine(
+        proto::SimConfig{.topology = {1, kCores}, .work = proto::SimWork::declared, .costs = ssr::cost_model()});
     instrument::TraceRecorder recorder(
         instrument::RecorderOptions{path, {}, "matmul on sim:40, walkthrough step " + name, 256 * 1024});
     config.size = kSize;

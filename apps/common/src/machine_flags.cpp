@@ -8,6 +8,7 @@
 
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/real_machine.h"
+#include "moirai/ssr/cost_model.h"
 #include "moirai/proto_runtime/sim_machine.h"
 
 namespace moirai::apps {
@@ -80,6 +81,7 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
       return;
     }
     proto::SimConfig config;
+    config.costs = ssr::cost_model();
     try {
       config.topology = proto::SimTopology::parse(s.spec);
     } catch (const proto::ConfigError& error) {
@@ -100,7 +102,7 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
     config.factor = parse_factor(s.factor_text);
     if (!s.cost_model.empty()) {
       try {
-        config.costs = proto::CostModel::load(s.cost_model);
+        config.costs = proto::CostModel::load(s.cost_model, ssr::cost_model());
       } catch (const proto::ConfigError& error) {
         throw FlagError(std::string("--cost-model: ") + error.what());
       }

@@ -24,12 +24,14 @@ struct CostModel {
   std::uint64_t handler_cost(std::string_view construct) const;
   // text writes the model in the file format parse reads.
   std::string text() const;
-  // parse reads a model from `text`; `origin` names it in errors. Keys not given keep the
-  // compiled-in defaults. Throws ConfigError naming the origin, the line and what is wrong.
-  static CostModel parse(std::string_view text, const std::string& origin);
-  // load reads the model file at `path` (ConfigError when it is unreadable or malformed).
-  static CostModel load(const std::string& path);
-  // default_model is the compiled-in model, calibrated on the development machine.
+  // parse reads a model from `text`; `origin` names it in errors. Keys not given keep their
+  // value in `base`. Throws ConfigError naming the origin, the line and what is wrong.
+  static CostModel parse(std::string_view text, const std::string& origin, const CostModel& base = default_model());
+  // load reads the model file at `path` over `base` (ConfigError when it is unreadable or
+  // malformed).
+  static CostModel load(const std::string& path, const CostModel& base = default_model());
+  // default_model is the compiled-in model of the runtime's own steps, calibrated on the
+  // development machine; per-construct handler costs come from the language.
   static CostModel default_model();
 };
 
