@@ -28,6 +28,17 @@ struct Unit {
   std::uint32_t core = 0;
   UnitRecord record{};
   std::vector<std::uint64_t> counters;
+  // What the OS took from the unit's work span [begin, end): ticks its core's thread did not
+  // run (another process or the hypervisor had the CPU), involuntary context switches and CPU
+  // migrations. All 0 where the trace does not measure it (simulated machines, old traces).
+  std::uint64_t taken = 0;
+  std::uint32_t switches = 0;
+  std::uint32_t migrations = 0;
+  // work is the unit's work span less what the OS took from it.
+  std::uint64_t work() const noexcept {
+    const std::uint64_t span = record.end - record.begin;
+    return span > taken ? span - taken : 0;
+  }
 };
 
 // Span is an idle or writer-wait span on a core.
