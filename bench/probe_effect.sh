@@ -17,7 +17,7 @@ if [[ $build -eq 1 ]]; then
     cmake --preset "$preset" >/dev/null
     cmake --build --preset "$preset" -j "$(nproc)" --target matmul ping_pong >/dev/null
   done
-  cmake --build --preset release -j "$(nproc)" --target moirai >/dev/null
+  cmake --build --preset release -j "$(nproc)" --target moirai_cli >/dev/null
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

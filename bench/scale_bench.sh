@@ -27,7 +27,7 @@ sizes=${MOIRAI_SCALE_SIZES:-"10000 100000 1000000"}
 cores=${MOIRAI_SCALE_CORES:-40}
 if [[ $build -eq 1 ]]; then
   cmake --preset release >/dev/null
-  cmake --build --preset release -j "$(nproc)" --target moirai moirai-gen-trace >/dev/null
+  cmake --build --preset release -j "$(nproc)" --target moirai_cli moirai-gen-trace >/dev/null
 fi
 moirai=build/release/tools/moirai
 generate=build/release/tools/moirai-gen-trace

@@ -1,41 +1,36 @@
 # Finds every external part Moirai builds on. A missing one stops configure with the Debian
-# package that provides it (scripts/setup.sh installs them all).
-find_package(PkgConfig QUIET)
-if(NOT PkgConfig_FOUND)
-  message(FATAL_ERROR "pkg-config not found: install the Debian package 'pkg-config' (or run scripts/setup.sh)")
-endif()
+# package that provides it (scripts/setup.sh installs them all). hwloc, PAPI and Graphviz come
+# through Moirai's own Find modules (cmake/modules/), which the installed package ships too, so
+# a user's find_package(Moirai) finds them the same way (MoiraiConfig.cmake.in).
+list(APPEND CMAKE_MODULE_PATH ${CMAKE_CURRENT_LIST_DIR}/modules)
 
-# moirai_require_pkg(<target> <pkg-config module> <Debian package>)
-function(moirai_require_pkg target module debian_package)
-  pkg_check_modules(${target} QUIET IMPORTED_TARGET GLOBAL ${module})
-  if(NOT ${target}_FOUND)
-    message(FATAL_ERROR "${module} not found (pkg-config): install the Debian package '${debian_package}' (or run scripts/setup.sh)")
-  endif()
-  message(STATUS "Found ${module} ${${target}_VERSION}")
-endfunction()
-
-# moirai_require_config(<package> <Debian package> [find_package args...])
-macro(moirai_require_config package debian_package)
+# moirai_require(<package> <Debian package> [find_package args...])
+macro(moirai_require package debian_package)
   find_package(${package} ${ARGN} QUIET)
   if(NOT ${package}_FOUND)
-    message(FATAL_ERROR "${package} not found (CMake package): install the Debian package '${debian_package}' (or run scripts/setup.sh)")
+    message(FATAL_ERROR "${package} not found: install the Debian package '${debian_package}' (or run scripts/setup.sh)")
   endif()
   message(STATUS "Found ${package} ${${package}_VERSION}")
 endmacro()
 
 # Static Boost.Context: every construct switches fibers twice, and a call through the PLT into
-# jump_fcontext costs a measurable share of that (docs/performance.md).
-set(Boost_USE_STATIC_LIBS ON)
-moirai_require_config(Boost "libboost-context-dev libboost-fiber-dev" 1.74 CONFIG COMPONENTS context fiber)
-moirai_require_pkg(HWLOC hwloc libhwloc-dev)
-moirai_require_pkg(PAPI papi libpapi-dev)
-moirai_require_pkg(CGRAPH libcgraph libgraphviz-dev)
-moirai_require_pkg(GVC libgvc libgraphviz-dev)
-moirai_require_pkg(ZLIB zlib zlib1g-dev)
+# jump_fcontext costs a measurable share of that (docs/performance.md). Shared Moirai libraries
+# take the shared Boost: position-independent code is what they need anyway.
+if(BUILD_SHARED_LIBS)
+  set(MOIRAI_BOOST_STATIC OFF)
+else()
+  set(MOIRAI_BOOST_STATIC ON)
+endif()
+set(Boost_USE_STATIC_LIBS ${MOIRAI_BOOST_STATIC})
+moirai_require(Boost "libboost-context-dev libboost-fiber-dev" 1.74 CONFIG COMPONENTS context fiber)
+moirai_require(hwloc libhwloc-dev MODULE)
+moirai_require(PAPI libpapi-dev MODULE)
+moirai_require(Graphviz libgraphviz-dev MODULE)
+moirai_require(ZLIB zlib1g-dev MODULE)
 find_package(Threads REQUIRED)
 if(MOIRAI_BUILD_TESTS)
-  moirai_require_config(GTest googletest CONFIG)
+  moirai_require(GTest googletest CONFIG)
 endif()
 if(MOIRAI_BUILD_BENCH)
-  moirai_require_config(benchmark libbenchmark-dev CONFIG)
+  moirai_require(benchmark libbenchmark-dev CONFIG)
 endif()

@@ -11,6 +11,7 @@ packages=(
   libgraphviz-dev                           # cgraph + gvc for the SCG and UCC
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-14 libclang-rt-14-dev               # libFuzzer for the trace reader
+  clang-16                                  # the install test builds the example with clang
 )
 
 missing=()

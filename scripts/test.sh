@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Set up, build and run every test: the release build, then the whole suite again under
+# Set up, build and run every test: the release build, then its install with the example built
+# against it (GCC, clang, pkg-config: scripts/test_install.sh), then the whole suite again under
 # AddressSanitizer + UndefinedBehaviorSanitizer (VP stack switches are annotated for ASan), then
 # a bounded libFuzzer run on the trace reader.
 set -euo pipefail
@@ -14,7 +15,15 @@ for preset in release sanitize; do
   count=$(sed -n 's/^100% tests passed, 0 tests failed out of \([0-9]*\)$/\1/p' "$log")
   rm -f "$log"
   passed=$((passed + ${count:-0}))
+  if [ "$preset" = release ]; then
+    echo "== tests: install, and the example built against it"
+    log=$(mktemp)
+    scripts/test_install.sh build/release | tee "$log"
+    count=$(sed -n 's/^test_install: \([0-9]*\) checks passed$/\1/p' "$log")
+    rm -f "$log"
+    passed=$((passed + ${count:-0}))
+  fi
 done
 echo "== fuzz: the trace reader"
 scripts/fuzz.sh 60
-echo "tests: $((passed + 1)) passed, 0 failed"  # both suites, and the fuzz run
+echo "tests: $((passed + 1)) passed, 0 failed"  # both suites, the install checks, the fuzz run

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -43,6 +44,30 @@ void spin(int iterations) {
 // ---------------------------------------------------------------------------------------------
 
 class SsrCreateVp : public CoreCountTest {};
+
+TEST_P(SsrCreateVp, TakesAMoveOnlyBodyAndDestroysItOnce) {
+  // A body may own what it captures: the std::unique_ptrs move into the VP and end with it.
+  static_assert(!std::is_copy_constructible_v<ssr::VpBody>);
+  std::atomic<int> destroyed{0};
+  int received = 0;
+  run_ssr(cores(), [&](Context& ctx) {
+    auto value = std::make_unique<int>(42);
+    auto guard = std::unique_ptr<Guard>(new Guard{&destroyed});
+    const VpRef child = ctx.create_vp(
+        [parent = ctx.self(), value = std::move(value), guard = std::move(guard)](Context& me) {
+          me.send_from_to(parent, *value);
+        });
+    received = ctx.receive_from_to<int>(child);
+  });
+  EXPECT_EQ(received, 42);
+  EXPECT_EQ(destroyed.load(), 1);
+}
+
+TEST_P(SsrCreateVp, RunTakesAMoveOnlySeed) {
+  int seen = 0;
+  run_ssr(cores(), [owned = std::make_unique<int>(7), &seen](Context&) { seen = *owned; });
+  EXPECT_EQ(seen, 7);
+}
 
 TEST_P(SsrCreateVp, ReturnsTheNameOfTheVpItCreated) {
   static constexpr int kChildren = 8;

@@ -12,10 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/apps/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -74,15 +71,14 @@ std::uint64_t sum_range(ssr::Context& ctx, std::uint64_t first, std::uint64_t la
 int main(int argc, char** argv) {
   std::uint64_t n = 10'000'000;
   std::uint64_t leaf = 100'000;
-  std::size_t cores = apps::available_cores();
 
-  apps::Flags flags("dc_sum",
-                    "Sums 1..N by recursive divide and conquer over SSR VPs and checks the total\n"
-                    "against N (N + 1) / 2.");
+  apps::App app("dc_sum",
+                "Sums 1..N by recursive divide and conquer over SSR VPs and checks the total\n"
+                "against N (N + 1) / 2.");
+  apps::Flags& flags = app.flags();
   // 4e9 keeps N (N + 1) / 2 within 64 bits.
   flags.integer("n", n, 1, 4'000'000'000, "sum the integers 1..N");
   flags.integer("leaf", leaf, 1, 4'000'000'000, "ranges up to this length are summed without splitting");
-  apps::MachineFlags machine(flags, cores);
   flags.check([&] {
     if (const std::uint64_t leaves = leaf_count(n, leaf); leaves > kMaxLeaves) {
       throw apps::FlagError("--leaf " + std::to_string(leaf) + " cuts --n " + std::to_string(n) +
@@ -90,23 +86,20 @@ int main(int argc, char** argv) {
                             std::to_string(kMaxLeaves) + "; raise --leaf");
     }
   });
-  apps::Recording recording(flags);
-  flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return app.main(argc, argv, [&] {
     std::uint64_t total = 0;
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
+    options.observer = app.observer();
     options.stack_size = kStackSize;
     options.seed_name = "sum 1.." + std::to_string(n);
     const proto::RunStats stats =
-        ssr::run(machine.machine(), [&](ssr::Context& ctx) { total = sum_range(ctx, 1, n, leaf); }, options);
-    recording.finish(std::cout);
-    machine.report(std::cout);
+        ssr::run(app.machine(), [&](ssr::Context& ctx) { total = sum_range(ctx, 1, n, leaf); }, options);
+    app.finish();
 
     const std::uint64_t expected = n % 2 == 0 ? n / 2 * (n + 1) : (n + 1) / 2 * n;
     std::printf("sum of 1..%llu with leaves of up to %llu on %zu cores\n",
-                static_cast<unsigned long long>(n), static_cast<unsigned long long>(leaf), cores);
+                static_cast<unsigned long long>(n), static_cast<unsigned long long>(leaf), app.cores());
     std::printf("VPs created: %llu (%llu leaves)\n",
                 static_cast<unsigned long long>(stats.vps_created),
                 static_cast<unsigned long long>(leaf_count(n, leaf)));

@@ -11,10 +11,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/apps/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -31,18 +28,15 @@ void partner_then_wait(ssr::Context& ctx, ssr::VpRef main_vp) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::size_t cores = apps::available_cores();
   bool same_core = false;
 
-  apps::Flags flags("deadlock_demo",
-                    "Two VPs each wait to receive from the other; the runtime detects the\n"
-                    "deadlock and reports the blocked VPs with their call sites (exit 1).");
-  apps::MachineFlags machine(flags, cores);
+  apps::App app("deadlock_demo",
+                "Two VPs each wait to receive from the other; the runtime detects the\n"
+                "deadlock and reports the blocked VPs with their call sites (exit 1).");
+  apps::Flags& flags = app.flags();
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
-  apps::Recording recording(flags);
-  flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return app.main(argc, argv, [&] {
     const auto main_vp = [&](ssr::Context& ctx) {
       const CoreId bob_core = same_core ? 0 : static_cast<CoreId>(1 % ctx.core_count());
       const auto body = [self = ctx.self()](ssr::Context& c) { partner_then_wait(c, self); };
@@ -54,13 +48,12 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
+    options.observer = app.observer();
     const auto start = std::chrono::steady_clock::now();
     try {
-      ssr::run(machine.machine(), main_vp, options);
+      ssr::run(app.machine(), main_vp, options);
     } catch (const proto::DeadlockError& error) {
-      recording.finish(std::cout);
-    machine.report(std::cout);
+      app.finish();
       const double ms =
           std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
       std::printf("the runtime reported, after %.1f ms:\n%s\n", ms, error.what());

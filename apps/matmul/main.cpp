@@ -11,10 +11,7 @@
 #include <string>
 
 #include "matmul.h"
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/apps/app.h"
 
 namespace {
 
@@ -34,21 +31,21 @@ int main(int argc, char** argv) {
   using namespace moirai;
   std::size_t size = matmul::kDefaultSize;
   std::size_t pieces = 0;  // 0: not given, matmul::default_pieces
-  std::size_t cores = apps::available_cores();
   std::string placement = std::string(matmul::kPlacementNames[0]);
   std::int64_t results_core = -1;  // -1: not given, the last core
   std::uint64_t seed = 1;
   bool check = false;
 
-  apps::Flags flags("matmul",
-                    "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
-                    "3.1:\na divider VP cuts C = A x B into row-block pieces, one worker VP per "
-                    "piece,\na singleton copy-transposes B once, and a results VP collects the "
-                    "pieces.");
+  apps::App app("matmul",
+                "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
+                "3.1:\na divider VP cuts C = A x B into row-block pieces, one worker VP per "
+                "piece,\na singleton copy-transposes B once, and a results VP collects the "
+                "pieces.",
+                /*declares_work=*/true);
+  apps::Flags& flags = app.flags();
   flags.integer("size", size, 1, kMaxSize, "N, the matrices are N x N");
   flags.integer("pieces", pieces, 1, kMaxSize, "row-block pieces, one worker VP each",
                 "4 x cores, at most --size");
-  apps::MachineFlags machine(flags, cores, /*declares_work=*/true);
   flags.choice("placement", placement,
                {std::begin(matmul::kPlacementNames), std::end(matmul::kPlacementNames)},
                "how workers are pinned to cores");
@@ -61,26 +58,23 @@ int main(int argc, char** argv) {
       throw apps::FlagError("--pieces " + std::to_string(pieces) +
                             ": more pieces than rows (--size " + std::to_string(size) + ")");
     }
-    if (results_core >= static_cast<std::int64_t>(cores)) {
+    if (results_core >= static_cast<std::int64_t>(app.cores())) {
       throw apps::FlagError("--results-core " + std::to_string(results_core) +
-                            ": must be below --cores " + std::to_string(cores));
+                            ": must be below --cores " + std::to_string(app.cores()));
     }
   });
-  apps::Recording recording(flags);
-  flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return app.main(argc, argv, [&] {
     matmul::MatmulConfig config;
     config.size = size;
     config.pieces = pieces;
     config.placement = *matmul::parse_placement(placement);
     if (results_core >= 0) config.results_core = static_cast<moirai::CoreId>(results_core);
     config.seed = seed;
-    config.observer = recording.start(argc, argv, std::cerr, machine.simulated());
+    config.observer = app.observer();
     config.check = check;
-    const matmul::MatmulResult result = matmul::run_matmul(machine.machine(), config);
-    recording.finish(std::cout);
-    machine.report(std::cout);
+    const matmul::MatmulResult result = matmul::run_matmul(app.machine(), config);
+    app.finish();
 
     std::cout << "size: " << result.size << '\n'
               << "pieces: " << result.pieces << '\n'

@@ -8,28 +8,22 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/apps/app.h"
 #include "moirai/ssr/ssr.h"
 
 int main(int argc, char** argv) {
   using namespace moirai;
   std::int64_t rounds = 10000;
-  std::size_t cores = apps::available_cores();
   bool same_core = false;
 
-  apps::Flags flags("ping_pong",
-                    "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
-                    "time per round trip.");
+  apps::App app("ping_pong",
+                "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
+                "time per round trip.");
+  apps::Flags& flags = app.flags();
   flags.integer("rounds", rounds, 1, 100'000'000, "round trips");
-  apps::MachineFlags machine(flags, cores);
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
-  apps::Recording recording(flags);
-  flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return app.main(argc, argv, [&] {
     std::int64_t final_count = 0;
     CoreId ping_core = 0;
     CoreId pong_core = 0;
@@ -57,15 +51,14 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
+    options.observer = app.observer();
     options.seed_name = "ping";
     options.seed_core = 0;
-    const proto::RunStats stats = ssr::run(machine.machine(), ping, options);
-    recording.finish(std::cout);
-    machine.report(std::cout);
+    const proto::RunStats stats = ssr::run(app.machine(), ping, options);
+    app.finish();
 
     const bool ok = final_count == 2 * rounds;
-    std::printf("ping on core %u, pong on core %u (%zu cores)\n", ping_core, pong_core, cores);
+    std::printf("ping on core %u, pong on core %u (%zu cores)\n", ping_core, pong_core, app.cores());
     std::printf("rounds: %lld, final counter: %lld (expected %lld)\n",
                 static_cast<long long>(rounds), static_cast<long long>(final_count),
                 static_cast<long long>(2 * rounds));

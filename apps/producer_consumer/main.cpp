@@ -11,10 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/apps/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -44,19 +41,16 @@ int main(int argc, char** argv) {
   std::size_t producers = 2;
   std::size_t consumers = 3;
   std::int64_t items = 1000;
-  std::size_t cores = apps::available_cores();
 
-  apps::Flags flags("producer_consumer",
-                    "Producers and consumers meet on a global send_of_type channel; the app\n"
-                    "verifies that every item was consumed exactly once.");
+  apps::App app("producer_consumer",
+                "Producers and consumers meet on a global send_of_type channel; the app\n"
+                "verifies that every item was consumed exactly once.");
+  apps::Flags& flags = app.flags();
   flags.integer("producers", producers, 1, 256, "producer VPs");
   flags.integer("consumers", consumers, 1, 256, "consumer VPs");
   flags.integer("items", items, 0, 10'000'000, "items in total, split between the producers");
-  apps::MachineFlags machine(flags, cores);
-  apps::Recording recording(flags);
-  flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return app.main(argc, argv, [&] {
     std::vector<Tally> tallies;
 
     const auto main_vp = [&](ssr::Context& ctx) {
@@ -89,10 +83,9 @@ int main(int argc, char** argv) {
     };
 
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
-    ssr::run(machine.machine(), main_vp, options);
-    recording.finish(std::cout);
-    machine.report(std::cout);
+    options.observer = app.observer();
+    ssr::run(app.machine(), main_vp, options);
+    app.finish();
 
     std::vector<int> times_taken(static_cast<std::size_t>(items), 0);
     std::vector<std::size_t> per_consumer(consumers, 0);
@@ -115,7 +108,7 @@ int main(int argc, char** argv) {
     }
 
     std::printf("%zu producers, %zu consumers, %lld items, %zu cores\n", producers, consumers,
-                static_cast<long long>(items), cores);
+                static_cast<long long>(items), app.cores());
     for (std::size_t c = 0; c < consumers; ++c) {
       std::printf("  consumer %zu took %zu items\n", c, per_consumer[c]);
     }

@@ -12,10 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/apps/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -78,17 +75,14 @@ void racer(ssr::Context& ctx, ssr::Singleton& build, Table& table, std::size_t i
 
 int main(int argc, char** argv) {
   std::size_t vps = 8;
-  std::size_t cores = apps::available_cores();
 
-  apps::Flags flags("singleton_demo",
-                    "Many VPs race into one singleton that builds a shared table; the app shows\n"
-                    "the block ran once and every VP saw the table complete.");
+  apps::App app("singleton_demo",
+                "Many VPs race into one singleton that builds a shared table; the app shows\n"
+                "the block ran once and every VP saw the table complete.");
+  apps::Flags& flags = app.flags();
   flags.integer("vps", vps, 1, 1024, "racing VPs");
-  apps::MachineFlags machine(flags, cores);
-  apps::Recording recording(flags);
-  flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return app.main(argc, argv, [&] {
     ssr::Singleton build{"build prime table"};
     Table table;
     std::vector<Report> reports;
@@ -104,16 +98,15 @@ int main(int argc, char** argv) {
       for (std::size_t i = 0; i < vps; ++i) reports.push_back(ctx.receive_of_type_to(kReport));
     };
     ssr::RunOptions options;
-    options.observer = recording.start(argc, argv, std::cerr, machine.simulated());
+    options.observer = app.observer();
     options.seed_core = 0;
-    ssr::run(machine.machine(), main_vp, options);
-    recording.finish(std::cout);
-    machine.report(std::cout);
+    ssr::run(app.machine(), main_vp, options);
+    app.finish();
 
     std::size_t complete = 0;
     std::size_t ran = 0;
     std::size_t waited = 0;
-    std::printf("%zu racers on %zu cores, reports in the order they arrived:\n", vps, cores);
+    std::printf("%zu racers on %zu cores, reports in the order they arrived:\n", vps, app.cores());
     for (const Report& report : reports) {
       const bool saw_all = report.primes_seen == kPrimeCount && report.largest_prime == 1'999'993;
       if (saw_all) ++complete;

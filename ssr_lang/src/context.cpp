@@ -28,7 +28,7 @@ void Context::skipped_receive(const Where& where) {
   std::abort();
 }
 
-VpRef Context::create_vp(std::function<void(Context&)> body, CreateOptions options, Where where) {
+VpRef Context::create_vp(VpBody body, CreateOptions options, Where where) {
   detail::CreateVp call{&body, &options};
   (void)this->call(detail::kCreateVp, &call, where);
   return VpRef(call.created);

@@ -7,7 +7,7 @@
 
 namespace moirai::ssr {
 
-proto::RunStats run(proto::Machine& machine, std::function<void(Context&)> seed,
+proto::RunStats run(proto::Machine& machine, VpBody seed,
                     const RunOptions& options, std::source_location where) {
   SsrLanguage language(machine.core_count());
   proto::Runtime runtime(machine, language, proto::RuntimeConfig{options.stack_size, options.observer});
@@ -16,7 +16,7 @@ proto::RunStats run(proto::Machine& machine, std::function<void(Context&)> seed,
   return runtime.stats();
 }
 
-proto::RunStats run(std::function<void(Context&)> seed, const RunOptions& options,
+proto::RunStats run(VpBody seed, const RunOptions& options,
                     std::source_location where) {
   proto::RealMachine machine(options.cores);
   return run(machine, std::move(seed), options, where);

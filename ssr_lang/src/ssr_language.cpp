@@ -64,8 +64,12 @@ SsrLanguage::VpState* SsrLanguage::find(VpId id) const {
   return id < alive_.size() ? alive_[id] : nullptr;
 }
 
-proto::VpFunction SsrLanguage::wrap(std::function<void(Context&)> body) const {
-  return [body = std::move(body), cores = core_count_](VirtualProcessor& vp) {
+static_assert(sizeof(VpBody) + sizeof(std::size_t) <= 64,
+              "wrap's closure must fit VpFunction's inline storage");
+
+proto::VpFunction SsrLanguage::wrap(VpBody body) const {
+  // Fits VpFunction's inline storage: no allocation per VP for a body that fits VpBody's.
+  return [body = std::move(body), cores = core_count_](VirtualProcessor& vp) mutable {
     Context context(vp, cores);
     body(context);
   };

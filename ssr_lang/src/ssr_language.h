@@ -5,7 +5,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <functional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -37,7 +36,7 @@ class SsrLanguage final : public proto::LanguagePlugin {
   proto::Assigner& assigner() override { return assigner_; }
 
   // wrap turns an SSR body into the function a VP animates.
-  proto::VpFunction wrap(std::function<void(Context&)> body) const;
+  proto::VpFunction wrap(VpBody body) const;
 
  private:
   // Mailbox holds unmatched typed sends and receives: one per (receiver, type) for

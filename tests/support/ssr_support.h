@@ -16,7 +16,7 @@ namespace moirai::test {
 // run_ssr runs `seed` under the watchdog on `cores` real cores, or on the simulated machine
 // sim:kSimulatedCores (declared work) when `cores` is kSimulatedCores, and returns the run's
 // statistics.
-inline proto::RunStats run_ssr(std::size_t cores, std::function<void(ssr::Context&)> seed,
+inline proto::RunStats run_ssr(std::size_t cores, ssr::VpBody seed,
                                ssr::RunOptions options = {},
                                std::chrono::seconds limit = kRunLimit) {
   options.cores = cores;

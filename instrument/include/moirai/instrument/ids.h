@@ -1,8 +1,17 @@
 // The vocabulary every layer shares: cores, VPs, units, constructs and call sites.
 #pragma once
 
+// Said here, at the top of every runtime header, rather than as an error deep in a template.
+#if __cplusplus < 202002L
+#error "Moirai's headers need C++20: compile with -std=c++20 (CMake: link a Moirai:: target)"
+#endif
+
 #include <cstdint>
 #include <source_location>
+
+#if !defined(__cpp_lib_source_location)
+#error "Moirai's headers need std::source_location: GCC 11 or newer, clang 15 or newer"
+#endif
 
 namespace moirai {
 

@@ -4,12 +4,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
-#include <functional>
 #include <memory>
 #include <string>
 
 #include "moirai/instrument/ids.h"
 #include "moirai/proto_runtime/request.h"
+#include "moirai/proto_runtime/unique_function.h"
 
 namespace moirai::proto {
 
@@ -20,8 +20,10 @@ class VpHost;
 struct ExecContext;
 }
 
-// VpFunction is the code a VP animates; it receives its own VP.
-using VpFunction = std::function<void(VirtualProcessor&)>;
+// VpFunction is the code a VP animates; it receives its own VP. It owns its callable, which may
+// be move-only; 64 bytes inline hold a language's wrapper around a user's body (SSR's: a VpBody
+// and the core count) without an allocation per VP.
+using VpFunction = UniqueFunction<void(VirtualProcessor&), 64>;
 
 // VpOptions chooses a new VP's name, the core it is pinned to and its stack size.
 struct VpOptions {

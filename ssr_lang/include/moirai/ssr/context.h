@@ -3,7 +3,6 @@
 
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <source_location>
 #include <string>
@@ -44,8 +43,9 @@ class Context {
   // core_count is the number of cores of the run.
   std::size_t core_count() const noexcept { return core_count_; }
 
-  // create_vp creates a VP that runs `body`; it returns once the VP exists (not once it runs).
-  VpRef create_vp(std::function<void(Context&)> body, CreateOptions options = {},
+  // create_vp creates a VP that runs `body` (a VpBody: copyable or move-only); it returns once the
+  // VP exists (not once it runs).
+  VpRef create_vp(VpBody body, CreateOptions options = {},
                   Where where = Where::current());
   // end_vp ends the calling VP (its stack unwinds); returning from the VP's body does the same.
   [[noreturn]] void end_vp(Where where = Where::current());

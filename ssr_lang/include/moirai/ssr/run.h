@@ -2,7 +2,6 @@
 #pragma once
 
 #include <cstddef>
-#include <functional>
 #include <source_location>
 #include <string>
 
@@ -24,11 +23,11 @@ struct RunOptions {
 
 // run animates `seed` as the first VP on `options.cores` hwloc-pinned cores and returns when
 // every VP has ended. Throws proto::DeadlockError, proto::VpFailure or proto::ConfigError.
-proto::RunStats run(std::function<void(Context&)> seed, const RunOptions& options = {},
+proto::RunStats run(VpBody seed, const RunOptions& options = {},
                     std::source_location where = std::source_location::current());
 
 // run animates `seed` on the given machine (real or simulated); options.cores is ignored.
-proto::RunStats run(proto::Machine& machine, std::function<void(Context&)> seed,
+proto::RunStats run(proto::Machine& machine, VpBody seed,
                     const RunOptions& options = {},
                     std::source_location where = std::source_location::current());
 

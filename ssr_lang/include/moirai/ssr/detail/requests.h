@@ -1,19 +1,23 @@
 // The payloads SSR's constructs hand the runtime: internal to SSR, visible for its templates.
 #pragma once
 
-#include <functional>
 #include <optional>
 #include <string>
 #include <typeinfo>
 #include <utility>
 
 #include "moirai/instrument/ids.h"
+#include "moirai/proto_runtime/unique_function.h"
 #include "moirai/ssr/message_type.h"
 
 namespace moirai::ssr {
 class Context;
 class Singleton;
 struct CreateOptions;
+
+// VpBody is the code of an SSR VP: any callable taking the VP's Context, move-only ones included
+// (a body may own what it captures, e.g. a std::unique_ptr).
+using VpBody = proto::UniqueFunction<void(Context&)>;
 }  // namespace moirai::ssr
 
 namespace moirai::ssr::detail {
@@ -65,7 +69,7 @@ void deliver(void* value, void* slot) {
 }
 
 struct CreateVp {
-  std::function<void(Context&)>* body = nullptr;
+  VpBody* body = nullptr;
   const CreateOptions* options = nullptr;
   VpId created = 0;  // filled in
 };

@@ -1,0 +1,35 @@
+#include "moirai/apps/app.h"
+
+#include <iostream>
+#include <utility>
+
+#include "moirai/apps/app_main.h"
+
+namespace moirai::apps {
+
+App::App(std::string name, std::string summary, bool declares_work)
+    : flags_(std::move(name), std::move(summary)),
+      cores_(available_cores()),
+      machine_(flags_, cores_, declares_work),
+      recording_(flags_) {}
+
+void App::finish() {
+  if (!started_ || finished_) return;
+  finished_ = true;
+  recording_.finish(std::cout);
+  machine_.report(std::cout);
+}
+
+int App::main(int argc, const char* const* argv, const std::function<int()>& body) {
+  flags_.parse_or_exit(argc, argv);
+  return run_app(flags_.app(), [&] {
+    // Inside run_app: a trace file that cannot be written is bad input (exit 2).
+    observer_ = recording_.start(argc, argv, std::cerr, machine_.simulated());
+    started_ = true;
+    const int code = body();
+    finish();
+    return code;
+  });
+}
+
+}  // namespace moirai::apps

@@ -1,0 +1,110 @@
+#!/usr/bin/env bash
+# Checks Moirai as a user gets it: installs a build into a temporary prefix, builds the
+# out-of-tree example (examples/) against it with CMake (find_package(Moirai 0.2)) under GCC and
+# clang and with pkg-config, runs it on a simulated machine and on real cores with --trace, reads
+# the trace with the installed `moirai report`, and checks that Moirai added as a subproject
+# defines only prefixed targets. Each check prints "ok: ..."; the last line counts them.
+#
+#   scripts/test_install.sh [BUILD_DIR]      (default build/release, already built)
+#
+# Environment: MOIRAI_CLANG (default clang++-16), the clang that builds the example.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+root=$PWD
+build=${1:-build/release}
+clang=${MOIRAI_CLANG:-clang++-16}
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  echo "test_install: $build is not a configured build (run scripts/build.sh release)" >&2
+  exit 2
+fi
+work=$(mktemp -d "${TMPDIR:-/tmp}/moirai-install.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+prefix=$work/prefix
+passed=0
+
+ok() { passed=$((passed + 1)); echo "ok: $*"; }
+fail() { echo "test_install: FAILED: $*" >&2; exit 1; }
+# run_logged LOG COMMAND...: runs the command with its output in LOG, shown when it fails.
+run_logged() {
+  local log=$1 code=0; shift
+  "$@" >"$log" 2>&1 || code=$?
+  if [ "$code" -ne 0 ]; then
+    cat "$log" >&2
+    fail "$* (exit $code)"
+  fi
+}
+
+# 1. The install: headers, libraries, tools, the CMake package and moirai.pc.
+run_logged "$work/install.log" cmake --install "$build" --prefix "$prefix"
+libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
+for file in include/moirai/ssr/ssr.h include/moirai/apps/app.h bin/moirai \
+            "$libdir/cmake/Moirai/MoiraiConfig.cmake" "$libdir/cmake/Moirai/MoiraiConfigVersion.cmake" \
+            "$libdir/cmake/Moirai/MoiraiTargets.cmake" "$libdir/pkgconfig/moirai.pc"; do
+  [ -e "$prefix/$file" ] || fail "the install lacks $file"
+done
+ok "cmake --install $build --prefix PREFIX: headers, libraries, bin/moirai, the CMake package, moirai.pc"
+
+# 2. Every installed header compiles on its own, with clang (C++20 from the command line here).
+for header in $(cd "$prefix/include" && find moirai -name '*.h' | sort); do
+  echo "#include \"$header\"" | "$clang" -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" - \
+    2>"$work/header.log" || { cat "$work/header.log" >&2; fail "$header does not compile alone with $clang"; }
+done
+ok "every installed header compiles on its own with $clang"
+
+# 3. The example against the installed package, with each compiler.
+example_runs() {  # example_runs NAME BINARY
+  local name=$1 binary=$2
+  "$binary" --machine sim:8 --n 100000 --chunks 24 >"$work/$name-sim.log" 2>&1 ||
+    { cat "$work/$name-sim.log" >&2; fail "$name: chunk_sum --machine sim:8"; }
+  grep -q "chunk_sum: ok" "$work/$name-sim.log" && grep -q "virtual time:" "$work/$name-sim.log" ||
+    fail "$name: chunk_sum --machine sim:8 printed no result or virtual time"
+  ok "$name: chunk_sum --machine sim:8 ($(grep -o 'virtual time: [0-9.]* s' "$work/$name-sim.log"))"
+  "$binary" --trace "$work/$name.mtrace" --counters none --n 100000 >"$work/$name-real.log" 2>&1 ||
+    { cat "$work/$name-real.log" >&2; fail "$name: chunk_sum --trace on real cores"; }
+  grep -q "chunk_sum: ok" "$work/$name-real.log" || fail "$name: chunk_sum on real cores"
+  run_logged "$work/$name-report.log" "$prefix/bin/moirai" report "$work/$name.mtrace"
+  grep -q "makespan:" "$work/$name-report.log" || fail "$name: moirai report printed no makespan"
+  ok "$name: chunk_sum --trace on real cores, then PREFIX/bin/moirai report ($(grep -m1 -o 'makespan: .*' "$work/$name-report.log"))"
+  local code=0
+  "$binary" --chunks 0 >/dev/null 2>"$work/$name-bad.log" || code=$?
+  [ "$code" -eq 2 ] && grep -q "^chunk_sum: error: --chunks: 0 is out of range" "$work/$name-bad.log" ||
+    fail "$name: chunk_sum --chunks 0 exited $code, expected 2 with a message"
+  ok "$name: chunk_sum --chunks 0 exits 2 naming the flag"
+}
+for compiler in g++ "$clang"; do
+  name=cmake-$(basename "$compiler")
+  run_logged "$work/$name-configure.log" cmake -S examples -B "$work/$name" \
+    -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release
+  run_logged "$work/$name-build.log" cmake --build "$work/$name" -j "$(nproc)"
+  ok "$name: find_package(Moirai 0.2) and build examples/ with $compiler"
+  example_runs "$name" "$work/$name/chunk_sum"
+done
+
+# 4. pkg-config: the same program from one compiler command.
+export PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig"
+[ "$(pkg-config --modversion moirai)" = "$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")" ] ||
+  fail "pkg-config --modversion moirai does not give the project version"
+# shellcheck disable=SC2046  # pkg-config's flags are words
+run_logged "$work/pc-build.log" g++ -std=c++20 -O2 examples/chunk_sum.cpp -o "$work/chunk_sum-pc" \
+  $(pkg-config --cflags --libs moirai)
+ok "pkg-config: g++ -std=c++20 chunk_sum.cpp \$(pkg-config --cflags --libs moirai), moirai $(pkg-config --modversion moirai)"
+example_runs pkg-config "$work/chunk_sum-pc"
+
+# 5. As a subproject, Moirai defines only targets whose names start with moirai.
+mkdir -p "$work/parent"
+cat >"$work/parent/CMakeLists.txt" <<CMAKE
+cmake_minimum_required(VERSION 3.25)
+project(parent LANGUAGES CXX)
+add_subdirectory("$root" moirai)
+add_executable(matmul main.cpp)  # a user's own target of a name Moirai's apps use
+target_link_libraries(matmul PRIVATE Moirai::ssr Moirai::app)
+CMAKE
+echo 'int main() {}' >"$work/parent/main.cpp"
+run_logged "$work/parent.log" cmake -S "$work/parent" -B "$work/parent/build"
+others=$(cmake --build "$work/parent/build" --target help | sed -n 's/^\.\.\. \([^ ]*\).*/\1/p' |
+         grep -v -e '^moirai' -e '^matmul$' -e '^all$' -e '^clean$' -e '^depend$' -e '^edit_cache$' \
+                 -e '^rebuild_cache$' -e '^install' -e '^list_install_components$' -e '\.[io]$' -e '\.s$' || true)
+[ -z "$others" ] || fail "as a subproject Moirai defines unprefixed targets: $others"
+ok "add_subdirectory(moirai): only moirai* targets, no apps, tests or benchmarks"
+
+echo "test_install: $passed checks passed"
