@@ -78,6 +78,8 @@ class FileSource {
   std::vector<unsigned char> buffer_;
 };
 
+constexpr std::size_t kNoUnit = static_cast<std::size_t>(-1);
+
 template <class Source>
 class Parser {
  public:
@@ -90,10 +92,10 @@ class Parser {
     if (head == nullptr) throw TraceError(0, "the file could not be read");
     const auto header = load<FileHeader>(head);
     if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw TraceError(0, "not a Moirai trace (wrong magic)");
-    if (header.version_major != kVersionMajor) {
+    if (header.version_major < kOldestVersionMajor || header.version_major > kVersionMajor) {
       throw TraceError(8, "trace format version " + std::to_string(header.version_major) + "." +
-                              std::to_string(header.version_minor) + " is not supported (this reader reads version " +
-                              std::to_string(kVersionMajor) + ")");
+                              std::to_string(header.version_minor) + " is not supported (this reader reads versions " +
+                              std::to_string(kOldestVersionMajor) + " to " + std::to_string(kVersionMajor) + ")");
     }
     std::size_t at = sizeof(FileHeader);
     while (at < size_) {
@@ -150,6 +152,7 @@ class Parser {
       case ChunkType::metadata: return parse_metadata(payload, chunk.payload_size, offset);
       case ChunkType::definitions: return parse_definitions(payload, chunk.payload_size, offset);
       case ChunkType::events: return parse_events(chunk.core, payload, chunk.payload_size, offset);
+      case ChunkType::closing: return parse_closing(payload, chunk.payload_size, offset);
       case ChunkType::end:
         if (chunk.payload_size != sizeof(EndPayload)) throw TraceError(offset, "end chunk of the wrong size");
         trace_.end = load<EndPayload>(payload);
@@ -159,15 +162,29 @@ class Parser {
     throw TraceError(offset, "unknown chunk type " + std::to_string(chunk.type));
   }
 
-  void parse_metadata(const unsigned char* payload, std::size_t size, std::size_t offset) {
-    if (metadata_seen_) throw TraceError(offset, "a second metadata chunk");
-    metadata_seen_ = true;
+  // parse_lines adds "key=value" lines to the metadata; a key may not be given twice.
+  void parse_lines(const unsigned char* payload, std::size_t size, std::size_t offset) {
     const std::string text(reinterpret_cast<const char*>(payload), size);
     for (const std::string& line : split(text, '\n')) {
       const auto eq = line.find('=');
       if (eq == std::string::npos) throw TraceError(offset, "metadata line without '=': " + line.substr(0, 60));
-      trace_.metadata[line.substr(0, eq)] = line.substr(eq + 1);
+      if (!trace_.metadata.emplace(line.substr(0, eq), line.substr(eq + 1)).second) {
+        throw TraceError(offset, "metadata key '" + line.substr(0, eq) + "' given twice");
+      }
     }
+  }
+
+  void parse_closing(const unsigned char* payload, std::size_t size, std::size_t offset) {
+    if (!metadata_seen_) throw TraceError(offset, "a closing chunk before the metadata chunk");
+    if (closing_seen_) throw TraceError(offset, "a second closing chunk");
+    closing_seen_ = true;
+    parse_lines(payload, size, offset);
+  }
+
+  void parse_metadata(const unsigned char* payload, std::size_t size, std::size_t offset) {
+    if (metadata_seen_) throw TraceError(offset, "a second metadata chunk");
+    metadata_seen_ = true;
+    parse_lines(payload, size, offset);
     const auto need = [&](const char* key) -> const std::string& {
       auto found = trace_.metadata.find(key);
       if (found == trace_.metadata.end()) throw TraceError(offset, std::string("metadata lacks '") + key + "'");
@@ -256,8 +273,30 @@ class Parser {
             unit.counters.resize(trace_.counters.size());
             std::memcpy(unit.counters.data(), payload + at + sizeof(UnitRecord), 8 * trace_.counters.size());
           }
+          last_unit_.resize(trace_.core_count, kNoUnit);
+          last_unit_[core] = trace_.units.size();
           trace_.units.push_back(std::move(unit));
           at += unit_size_;
+          break;
+        }
+        case RecordKind::os_taken: {
+          need(sizeof(OsTakenRecord));
+          const auto record = load<OsTakenRecord>(payload + at);
+          last_unit_.resize(trace_.core_count, kNoUnit);
+          const std::size_t index = last_unit_[core];
+          if (index == kNoUnit || trace_.units[index].record.unit != record.unit) {
+            throw TraceError(here, "OS record for unit " + std::to_string(record.unit) +
+                                       ", which is not the unit recorded before it on core " + std::to_string(core));
+          }
+          Unit& unit = trace_.units[index];
+          if (record.taken > unit.record.end - unit.record.begin) {
+            throw TraceError(here, "OS record says more was taken from unit " + std::to_string(record.unit) +
+                                       " than its work span");
+          }
+          unit.taken = record.taken;
+          unit.switches = record.switches;
+          unit.migrations = record.migrations;
+          at += sizeof(OsTakenRecord);
           break;
         }
         case RecordKind::idle:
@@ -317,6 +356,8 @@ class Parser {
   std::size_t size_;
   Trace trace_;
   bool metadata_seen_ = false;
+  bool closing_seen_ = false;
+  std::vector<std::size_t> last_unit_;  // per core: index in trace_.units of its latest unit
   std::size_t unit_size_ = sizeof(UnitRecord);
 };
 
