@@ -161,25 +161,6 @@ TEST_P(TraceRecording, FreeingPrecedesTheFreedUnit) {
 INSTANTIATE_TEST_SUITE_P(CoreCounts, TraceRecording, ::testing::Values(std::size_t{1}, std::size_t{2}, kSimulatedCores),
                          ::moirai::test::core_count_name);
 
-// PAPI for real, through the software events every Linux has; a hardware event this machine
-// may lack is either counted or reported missing with PAPI's reason, never faked.
-TEST(TraceCounters, SoftwareEventsAreCountedAndMissingOnesNamed) {
-  const Recorded run = record(2, {"perf::TASK-CLOCK", "perf::PAGE-FAULTS", "PAPI_TOT_INS"});
-  const trace::Trace& t = run.trace;
-  ASSERT_GE(t.counters.size(), 2u);
-  EXPECT_EQ(t.counters[0], "perf::TASK-CLOCK");
-  EXPECT_EQ(t.counters[1], "perf::PAGE-FAULTS");
-  const bool instructions_counted = t.counters.size() == 3;
-  EXPECT_EQ(t.missing_counters.size(), instructions_counted ? 0u : 1u);
-  if (!instructions_counted) {
-    EXPECT_EQ(t.missing_counters[0].rfind("PAPI_TOT_INS: ", 0), 0u) << t.missing_counters[0];
-    EXPECT_GT(t.missing_counters[0].size(), std::strlen("PAPI_TOT_INS: "));
-  }
-  std::uint64_t task_clock = 0;
-  for (const trace::Unit& unit : t.units) task_clock += unit.counters.at(0);
-  EXPECT_GT(task_clock, 0u) << "perf::TASK-CLOCK counted nothing over " << t.units.size() << " units";
-}
-
 // Named application phases land in the unit that marked them, at times inside its work.
 TEST(TraceUserEvents, PhasesLandInTheirUnit) {
   const std::string path = temp_path("phases");

@@ -201,6 +201,9 @@ class Parser {
     }
     trace_.counters = split(need("counters"), ',');
     if (trace_.counters.size() > kMaxCounters) throw TraceError(offset, "more counters than the format allows");
+    auto backends = trace_.metadata.find("counter_backends");
+    trace_.counter_backends = backends != trace_.metadata.end() ? split(backends->second, ',') : std::vector<std::string>{};
+    trace_.counter_backends.resize(trace_.counters.size());
     auto missing = trace_.metadata.find("missing_counters");
     if (missing != trace_.metadata.end()) trace_.missing_counters = split(missing->second, ';');
     unit_size_ = unit_record_size(trace_.counters.size());

@@ -11,6 +11,7 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <cstdio>
 #include <cstring>
 #include <map>
 #include <mutex>
@@ -22,7 +23,7 @@
 
 #include "moirai/instrument/clock.h"
 #include "moirai/trace/format.h"
-#include "papi_counters.h"
+#include "counter_set.h"
 #include "spsc_ring.h"
 
 namespace moirai::instrument {
@@ -63,7 +64,7 @@ struct alignas(64) CoreRecorder {
   unsigned char unit[fmt::unit_record_size(fmt::kMaxCounters)] = {};  // the unit being built
   std::uint64_t open_since = 0;       // start of the span no record covers yet
   std::uint64_t idle_since = 0;
-  int event_set = -1;
+  detail::CounterSet::Thread counter_thread;
   long long counters_begin[fmt::kMaxCounters] = {};
   long long counters_end[fmt::kMaxCounters] = {};
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> sites;
@@ -86,7 +87,7 @@ fmt::UnitRecord& unit_of(CoreRecorder& core) {
 
 struct TraceRecorder::Impl {
   RecorderOptions options;
-  detail::PapiCounters papi;
+  detail::CounterSet counter_set;
   int fd = -1;
   std::size_t unit_size = sizeof(fmt::UnitRecord);
   std::vector<CoreRecorder> cores;
@@ -109,7 +110,7 @@ struct TraceRecorder::Impl {
 
   const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
 
-  explicit Impl(RecorderOptions o) : options(std::move(o)), papi(options.counters) {}
+  explicit Impl(RecorderOptions o) : options(std::move(o)), counter_set(options.counters) {}
 
   // now reads the clock the run keeps for `core`.
   std::uint64_t now(CoreId core) const noexcept { return Clock::now(time, core); }
@@ -183,15 +184,22 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
                                            .count()));
   line("start_ticks", std::to_string(time != nullptr ? 0 : Clock::now()));
   line("command_line", options.command_line);
-  std::string present, missing;
-  for (const CounterStatus& counter : papi.status()) {
+  std::string present, backends, notes, missing;
+  for (const CounterStatus& counter : counter_set.status()) {
     if (counter.present) {
       present += (present.empty() ? "" : ",") + counter.name;
+      backends += (backends.empty() ? "" : ",") + counter.backend;
+      if (!counter.note.empty()) notes += (notes.empty() ? "" : ";") + counter.name + ": " + counter.note;
     } else {
-      missing += (missing.empty() ? "" : ";") + counter.name + ": " + counter.reason;
+      std::string reason = counter.reason;  // ';' separates the entries
+      std::replace(reason.begin(), reason.end(), ';', ',');
+      missing += (missing.empty() ? "" : ";") + counter.name + ": " + reason;
     }
   }
   line("counters", present);
+  line("counter_backends", backends);
+  line("counter_notes", notes);
+  line("counter_read", counter_set.read_method());
   line("missing_counters", missing);
   line("unit_record_bytes", std::to_string(unit_size));
   line("record_cost_ns", std::to_string(record_cost_ns));
@@ -353,7 +361,7 @@ TraceRecorder::TraceRecorder(RecorderOptions options)
     throw std::runtime_error("cannot write trace file " + rec.options.path + ": " +
                              std::strerror(errno));
   }
-  rec.unit_size = fmt::unit_record_size(rec.papi.present());
+  rec.unit_size = fmt::unit_record_size(rec.counter_set.present());
   fmt::FileHeader header{};
   std::memcpy(header.magic, fmt::kMagic, sizeof header.magic);
   header.version_major = fmt::kVersionMajor;
@@ -371,7 +379,7 @@ TraceRecorder::~TraceRecorder() {
   if (impl_->fd >= 0) ::close(impl_->fd);
 }
 
-const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_->papi.status(); }
+const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_->counter_set.status(); }
 
 void TraceRecorder::run_start(const std::string& language,
                               const std::vector<std::string>& construct_names,
@@ -458,15 +466,18 @@ void TraceRecorder::use_time_source(const TimeSource& time) { impl_->time = &tim
 
 void TraceRecorder::core_start(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
-  state.event_set = impl_->papi.start_thread(core);
+  const std::string failed = impl_->counter_set.start(state.counter_thread);
+  if (!failed.empty()) {
+    // Its units carry zeros then: say so where the user looks, and in the trace.
+    std::fprintf(stderr, "moirai: warning: counters could not start on core %u: %s\n", core, failed.c_str());
+  }
   state.open_since = impl_->now(core);
 }
 
 void TraceRecorder::core_stop(CoreId core) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
-  detail::PapiCounters::stop_thread(state.event_set);
-  state.event_set = -1;
+  rec.counter_set.stop(state.counter_thread);
   if (rec.time != nullptr) state.stopped_at = rec.now(core);
   if (state.buffer->used > 0) rec.hand_off(core);
 }
@@ -524,7 +535,7 @@ void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
   record.begin = impl_->now(core);
   record.assign = state.open_since != 0 ? state.open_since : record.begin;
   state.open_since = 0;
-  detail::PapiCounters::read(state.event_set, state.counters_begin);
+  rec.counter_set.read(state.counter_thread, state.counters_begin);
 }
 
 void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, ConstructKind ended_by,
@@ -532,14 +543,14 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
   if (state.skipping) return;
-  detail::PapiCounters::read(state.event_set, state.counters_end);
+  rec.counter_set.read(state.counter_thread, state.counters_end);
   fmt::UnitRecord& record = unit_of(state);
   record.end = impl_->now(core);
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
   record.site = rec.site_id(state, site);
   auto* deltas = reinterpret_cast<std::uint64_t*>(state.unit + sizeof(fmt::UnitRecord));
-  for (std::size_t i = 0; i < rec.papi.present(); ++i) {
+  for (std::size_t i = 0; i < rec.counter_set.present(); ++i) {
     deltas[i] = static_cast<std::uint64_t>(state.counters_end[i] - state.counters_begin[i]);
   }
 }

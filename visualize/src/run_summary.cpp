@@ -98,8 +98,14 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   }
   out << "\ncounters:     ";
   if (trace.counters.empty()) out << "none recorded";
-  for (const auto& [name, value] : s.counter_totals) out << name << " = " << value << "  ";
+  for (std::size_t i = 0; i < s.counter_totals.size(); ++i) {
+    const std::string& backend = trace.counter_backends[i];
+    out << s.counter_totals[i].first << " = " << s.counter_totals[i].second
+        << (backend.empty() ? "" : " (" + backend + ")") << "  ";
+  }
   out << '\n';
+  if (!meta(trace, "counter_read").empty()) out << "  read by:    " << meta(trace, "counter_read") << '\n';
+  if (!meta(trace, "counter_notes").empty()) out << "  mapped:     " << meta(trace, "counter_notes") << '\n';
   for (const std::string& missing : trace.missing_counters) out << "  missing:    " << missing << '\n';
   out << "recording:    " << meta(trace, "record_cost_ns") << " ns per record (measured at start), "
       << fixed(s.bytes_per_unit, 1) << " trace bytes per unit\n"
@@ -138,7 +144,9 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
     out << (first ? "" : ",") << json_string(name) << ":" << value;
     first = false;
   }
-  out << "},\"missing_counters\":[";
+  out << "},\"counter_backends\":[";
+  for (std::size_t i = 0; i < trace.counter_backends.size(); ++i) out << (i ? "," : "") << json_string(trace.counter_backends[i]);
+  out << "],\"missing_counters\":[";
   for (std::size_t i = 0; i < trace.missing_counters.size(); ++i) out << (i ? "," : "") << json_string(trace.missing_counters[i]);
   out << "],\"record_cost_ns\":" << (meta(trace, "record_cost_ns").empty() ? "null" : meta(trace, "record_cost_ns"))
       << ",\"bytes_per_unit\":" << fixed(s.bytes_per_unit, 1) << ",\"integrity\":{\"complete\":"

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "moirai/instrument/counters.h"
 #include "moirai/instrument/runtime_observer.h"
 
 namespace moirai::instrument {
@@ -13,17 +14,10 @@ namespace moirai::instrument {
 // RecorderOptions configures a TraceRecorder.
 struct RecorderOptions {
   std::string path;                    // the trace file to write
-  std::vector<std::string> counters;   // PAPI event names; missing ones are reported, not faked
+  std::vector<std::string> counters;   // counter names (counters.h); missing ones are reported, not faked
   std::string command_line;            // stored in the header
   std::size_t buffer_bytes = 256 * 1024;  // per-core buffer, a full one becomes one chunk;
                                           // many cores share 32 MiB (at least 16 KiB each)
-};
-
-// CounterStatus is one requested counter: recorded, or missing with the reason PAPI gave.
-struct CounterStatus {
-  std::string name;
-  bool present = false;
-  std::string reason;  // why it is missing
 };
 
 // RecorderStats counts what a recorder wrote.

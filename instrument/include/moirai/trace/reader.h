@@ -54,6 +54,7 @@ struct Trace {
   std::uint32_t core_count = 0;
   double clock_hz = 0;
   std::vector<std::string> counters;          // recorded counters, in record order
+  std::vector<std::string> counter_backends;  // who counted each ("papi", "perf_event"; "" in old traces)
   std::vector<std::string> missing_counters;  // "name: reason"
   std::vector<std::string> constructs;        // display name by construct kind
   struct Site { std::string file, function; std::uint32_t line = 0; };
