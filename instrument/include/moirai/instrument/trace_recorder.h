@@ -18,6 +18,7 @@ struct RecorderOptions {
   std::string command_line;            // stored in the header
   std::size_t buffer_bytes = 256 * 1024;  // per-core buffer, a full one becomes one chunk;
                                           // many cores share 32 MiB (at least 16 KiB each)
+  bool os_time = true;                 // on real cores, record what the OS took from each unit
 };
 
 // RecorderStats counts what a recorder wrote.
