@@ -5,8 +5,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -23,6 +25,22 @@ std::string Trace::construct_name(std::uint32_t kind) const {
 std::string Trace::site_name(std::uint32_t site) const {
   auto found = sites.find(site);
   return found == sites.end() ? "?" : found->second.file + ":" + std::to_string(found->second.line);
+}
+
+double Trace::ms_from_start(std::uint64_t ticks) const {
+  std::uint64_t start = 0;
+  auto found = metadata.find("start_ticks");
+  if (found != metadata.end()) start = std::strtoull(found->second.c_str(), nullptr, 10);
+  if (ticks < start || !(clock_hz > 0)) return 0;
+  return static_cast<double>(ticks - start) * 1e3 / clock_hz;
+}
+
+std::string Trace::interruption() const {
+  if (interrupted.empty()) return "";
+  char at[64];
+  std::snprintf(at, sizeof at, "%.3f ms", ms_from_start(complete && end.end_time != 0 ? end.end_time : latest));
+  auto reason = metadata.find("end_reason");
+  return interrupted + " at " + at + (reason == metadata.end() ? "" : ": " + reason->second);
 }
 
 namespace {
@@ -138,6 +156,15 @@ class Parser {
       at = payload_at + chunk.payload_size;
     }
     if (!trace_.complete && trace_.cut.empty()) cut(at, "the end chunk is missing");
+    if (!trace_.cut.empty()) {
+      // Said first, as a time: how much of the run the trace still holds is what a reader asks.
+      char ends[64];
+      std::snprintf(ends, sizeof ends, "%.3f ms", trace_.ms_from_start(trace_.latest));
+      trace_.cut = "partial trace, ends at " + std::string(ends) + (trace_.latest == 0 ? " (it holds no records)" : "") +
+                   ": " + trace_.cut;
+    }
+    auto interrupted = trace_.metadata.find("interrupted");
+    if (interrupted != trace_.metadata.end() && interrupted->second != "no") trace_.interrupted = interrupted->second;
     return std::move(trace_);
   }
 
@@ -146,6 +173,8 @@ class Parser {
     trace_.cut = "trace cut at byte " + std::to_string(at) + " (" + why + "): read " +
                  std::to_string(trace_.chunks) + " complete chunks; the run did not finish writing it";
   }
+
+  void saw_time(std::uint64_t ticks) { trace_.latest = std::max(trace_.latest, ticks); }
 
   void parse_chunk(const ChunkHeader& chunk, const unsigned char* payload, std::size_t offset) {
     switch (static_cast<ChunkType>(chunk.type)) {
@@ -276,6 +305,7 @@ class Parser {
             unit.counters.resize(trace_.counters.size());
             std::memcpy(unit.counters.data(), payload + at + sizeof(UnitRecord), 8 * trace_.counters.size());
           }
+          saw_time(r.handler_end);
           last_unit_.resize(trace_.core_count, kNoUnit);
           last_unit_[core] = trace_.units.size();
           trace_.units.push_back(std::move(unit));
@@ -308,6 +338,7 @@ class Parser {
           need(sizeof(SpanRecord));
           const auto span = load<SpanRecord>(payload + at);
           if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
+          saw_time(span.end);
           (kind == RecordKind::idle ? trace_.idle
            : kind == RecordKind::paused ? trace_.paused
                                         : trace_.writer_waits)
@@ -319,6 +350,7 @@ class Parser {
           need(sizeof(ConstraintRecord));
           const auto record = load<ConstraintRecord>(payload + at);
           if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
+          saw_time(record.time);
           trace_.constraints.push_back(record);
           at += sizeof(ConstraintRecord);
           break;
@@ -328,6 +360,7 @@ class Parser {
           const auto record = load<LockHandoffRecord>(payload + at);
           if (record.from >= trace_.core_count) throw TraceError(here, "lock handoff from core " + std::to_string(record.from) + " in a trace of " + std::to_string(trace_.core_count) + " cores");
           if (record.waited > record.acquired) throw TraceError(here, "lock acquired before the wait began");
+          saw_time(record.acquired);
           trace_.lock_handoffs.push_back(Trace::LockHandoff{core, record});
           at += sizeof(LockHandoffRecord);
           break;
@@ -337,6 +370,7 @@ class Parser {
           const auto record = load<UserEventRecord>(payload + at);
           if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));
           if (record.unit == 0) throw TraceError(here, "user event in unit 0");
+          saw_time(record.time);
           trace_.user_events.push_back(Trace::UserEvent{core, record});
           at += sizeof(UserEventRecord);
           break;

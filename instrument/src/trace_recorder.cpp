@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <hwloc.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -12,8 +13,11 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -40,11 +44,30 @@ constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then 
 constexpr std::size_t kBufferBudget = 32u << 20;  // first buffers of all cores together, bytes
 constexpr std::size_t kMinBufferBytes = 16u << 10;  // the budget never cuts a buffer below this
 
+constexpr std::size_t kMinOptionBufferBytes = 1024;  // the smallest RecorderOptions::buffer_bytes
+constexpr auto kWriterTick = std::chrono::milliseconds(20);  // the writer's longest sleep
+
+// A Buffer is appended to by one core and written out by the writer thread, in pieces while
+// the core still appends (flush by time) and the rest once the core hands it over full. Only
+// the writer resets a buffer, after writing all of it, before it goes back to the empty ring.
 struct Buffer {
   std::vector<unsigned char> bytes;
-  std::size_t used = 0;
-  std::uint64_t records = 0;
+  std::size_t used = 0;       // the core's: bytes appended
+  std::uint64_t records = 0;  // the core's: records appended
+  // How far the core got, published after every append with one release store so the writer
+  // may write those bytes while the core goes on: bytes in the low 32 bits, records above.
+  std::atomic<std::uint64_t> committed{0};
+  // The core's count of buffers it took before this one. The writer writes part of a buffer
+  // only when every earlier buffer of the core is written, which keeps each core's records in
+  // time order across chunks.
+  std::atomic<std::uint64_t> index{0};
+  std::size_t written = 0;            // the writer's: bytes already in the file
+  std::uint64_t written_records = 0;  // the writer's: records already in the file
 };
+
+constexpr std::uint64_t pack_committed(std::size_t bytes, std::uint64_t records) noexcept {
+  return static_cast<std::uint64_t>(bytes) | records << 32;
+}
 
 struct SiteKey {
   const char* file;
@@ -62,6 +85,9 @@ struct SiteKeyHash {
 struct alignas(64) CoreRecorder {
   Buffer* buffer = nullptr;
   std::size_t buffers = 0;            // allocated for this core
+  std::uint64_t taken = 0;            // buffers this core began to fill (the next one's index)
+  std::atomic<Buffer*> current{nullptr};  // `buffer`, for the writer to read
+  std::uint64_t written_buffers = 0;  // the writer's: buffers of this core written whole
   detail::SpscRing<Buffer, kRing> full;   // core -> writer
   detail::SpscRing<Buffer, kRing> empty;  // writer -> core
   unsigned char unit[fmt::unit_record_size(fmt::kMaxCounters)] = {};  // the unit being built
@@ -78,11 +104,11 @@ struct alignas(64) CoreRecorder {
   bool skipping = false;              // the current unit is not recorded (paused)
   std::uint64_t lock_wait_since = 0;
   std::uint64_t paused_since = 0;     // start of the span this core did not record
-  std::uint64_t writer_waits = 0;
+  std::atomic<std::uint64_t> writer_waits{0};  // the core's count; the writer reads it on a signal
   std::uint64_t stopped_at = 0;       // clock reading at core_stop (simulated runs)
   detail::OsTimeProbe os;             // what the OS took from each unit (real cores)
-  detail::OsTaken taken;              // of the unit being built
-  bool taken_pending = false;         // `taken` belongs to the unit being built
+  detail::OsTaken os_taken;           // of the unit being built
+  bool taken_pending = false;         // `os_taken` belongs to the unit being built
   int cpu = -1;                       // the CPU this core's thread ran on at its start
   bool moved = false;                 // ... and it ran elsewhere at its stop (not pinned)
   std::uint64_t thread_cpu_start = 0, thread_cpu_stop = 0, wall_start = 0, wall_stop = 0;
@@ -90,6 +116,25 @@ struct alignas(64) CoreRecorder {
 
 fmt::UnitRecord& unit_of(CoreRecorder& core) {
   return *reinterpret_cast<fmt::UnitRecord*>(core.unit);
+}
+
+// The signals that ask a process to stop and that the recorder turns into a written trace.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM};
+
+// The stop signal caught, 0 before one is. A signal handler may do little more than this store
+// (it is async-signal-safe because the atomic is lock-free); the writer thread does the rest.
+std::atomic<int> caught_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int signal) { caught_signal.store(signal, std::memory_order_relaxed); }
+
+const char* signal_name(int signal) { return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal"; }
+
+// key_value_line adds one "key=value" line of a metadata or closing chunk; a line break in the
+// value would start a new line, so it becomes a space.
+void key_value_line(std::string& text, const std::string& key, std::string value) {
+  std::replace(value.begin(), value.end(), '\n', ' ');
+  text += key + "=" + value + "\n";
 }
 
 }  // namespace
@@ -116,6 +161,7 @@ struct TraceRecorder::Impl {
   std::atomic<bool> writer_stop{false};
   std::atomic<std::uint64_t> pending{0};
   std::thread writer;
+  bool catching[std::size(kStopSignals)] = {};  // this recorder installed on_stop_signal
 
   const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
   bool os_on = false;                // measuring what the OS took (real cores, RecorderOptions)
@@ -130,7 +176,7 @@ struct TraceRecorder::Impl {
   void write_all(const void* data, std::size_t size);
   void write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);
   void write_metadata(const std::string& language, std::size_t core_count, double unit_cost_ns);
-  std::string os_closing_lines() const;
+  void os_closing_lines(std::vector<std::pair<std::string, std::string>>& lines) const;
   double measure_unit_cost();
   template <class Line>
   void write_topology(Line& line);
@@ -139,8 +185,19 @@ struct TraceRecorder::Impl {
   std::uint32_t site_id(CoreRecorder& core, const CallSite& site);
   void append(CoreId core, const void* record, std::size_t size);
   void hand_off(CoreId core);
-  void drain();
+  void take(CoreRecorder& core, Buffer* buffer);
+  void write_committed(std::size_t core, Buffer& buffer);
+  void write_current(std::size_t core);
+  void drain_full(std::size_t core);
+  void write_definitions();
+  void flush_all();
   void writer_loop();
+  std::vector<std::pair<std::string, std::string>> closing_lines(int signal);
+  void write_ending(int signal, std::uint64_t end_time);
+  void catch_stop_signals();
+  void release_stop_signals();
+  int stop_signal() const;
+  [[noreturn]] void end_by_signal(int signal, std::uint64_t end_time);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -183,11 +240,7 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
   const ClockInfo host_clock = Clock::info();
   const ClockInfo clock = time != nullptr ? ClockInfo{time->source(), time->hz()} : host_clock;
   std::string text;
-  auto line = [&text](const std::string& key, const std::string& value) {
-    std::string clean = value;
-    std::replace(clean.begin(), clean.end(), '\n', ' ');
-    text += key + "=" + clean + "\n";
-  };
+  auto line = [&text](const std::string& key, const std::string& value) { key_value_line(text, key, value); };
   line("format", "moirai-trace");
   line("language", language);
   line("cores", std::to_string(core_count));
@@ -273,8 +326,8 @@ double TraceRecorder::Impl::measure_unit_cost() {
 
 // os_closing_lines says, per core, what else its CPU did during the run: the other processes'
 // time there (the CPU's busy time less this core's thread) and the hypervisor's steal.
-std::string TraceRecorder::Impl::os_closing_lines() const {
-  if (!os_on) return "";
+void TraceRecorder::Impl::os_closing_lines(std::vector<std::pair<std::string, std::string>>& lines) const {
+  if (!os_on) return;
   const std::vector<detail::CpuLoad> loads_at_end = detail::read_cpu_loads();
   const double ns_per_tick = 1e9 / Clock::info().hz;
   std::string cpus, threads, walls, others, steals, moved;
@@ -297,8 +350,12 @@ std::string TraceRecorder::Impl::os_closing_lines() const {
     steals += comma + std::to_string(steal);
     if (core.moved) moved += (moved.empty() ? "" : ",") + std::to_string(k);
   }
-  return "os_core_cpu=" + cpus + "\nos_core_wall_ns=" + walls + "\nos_core_thread_cpu_ns=" + threads +
-         "\nos_core_other_busy_ns=" + others + "\nos_core_steal_ns=" + steals + "\nos_unpinned_cores=" + moved + "\n";
+  lines.emplace_back("os_core_cpu", cpus);
+  lines.emplace_back("os_core_wall_ns", walls);
+  lines.emplace_back("os_core_thread_cpu_ns", threads);
+  lines.emplace_back("os_core_other_busy_ns", others);
+  lines.emplace_back("os_core_steal_ns", steals);
+  lines.emplace_back("os_unpinned_cores", moved);
 }
 
 template <class Line>
@@ -357,9 +414,19 @@ std::uint32_t TraceRecorder::Impl::site_id(CoreRecorder& core, const CallSite& s
 void TraceRecorder::Impl::append(CoreId core_id, const void* record, std::size_t size) {
   CoreRecorder& core = cores[core_id];
   if (core.buffer->used + size > core.buffer->bytes.size()) hand_off(core_id);
-  std::memcpy(core.buffer->bytes.data() + core.buffer->used, record, size);
-  core.buffer->used += size;
-  ++core.buffer->records;
+  Buffer& buffer = *core.buffer;
+  std::memcpy(buffer.bytes.data() + buffer.used, record, size);
+  buffer.used += size;
+  ++buffer.records;
+  // The only cost flushing by time adds here: a release store, a plain store on x86.
+  buffer.committed.store(pack_committed(buffer.used, buffer.records), std::memory_order_release);
+}
+
+// take makes `buffer` the one the core appends to, numbered after the core's previous one.
+void TraceRecorder::Impl::take(CoreRecorder& core, Buffer* buffer) {
+  buffer->index.store(core.taken++, std::memory_order_relaxed);
+  core.buffer = buffer;
+  core.current.store(buffer, std::memory_order_release);  // publishes the index with it
 }
 
 // hand_off gives the core's full buffer to the writer and takes an empty one, waiting (and
@@ -386,31 +453,67 @@ void TraceRecorder::Impl::hand_off(CoreId core_id) {
     std::this_thread::yield();
     next = core.empty.pop();
   }
-  core.buffer = next;
+  take(core, next);
   // A simulated core's clock stands still while the host waits: that wait is no part of the run.
   const std::uint64_t waited_until = waited_since != 0 ? now(core_id) : 0;
   if (waited_until > waited_since) {
-    ++core.writer_waits;
+    core.writer_waits.fetch_add(1, std::memory_order_relaxed);
     fmt::SpanRecord wait{static_cast<std::uint16_t>(fmt::RecordKind::writer_wait), 0, 0,
                          waited_since, waited_until};
     std::memcpy(core.buffer->bytes.data(), &wait, sizeof wait);
     core.buffer->used = sizeof wait;
     core.buffer->records = 1;
+    core.buffer->committed.store(pack_committed(sizeof wait, 1), std::memory_order_release);
   }
 }
 
-void TraceRecorder::Impl::drain() {
-  for (std::size_t k = 0; k < cores.size(); ++k) {
-    while (Buffer* full = cores[k].full.pop()) {
-      write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(k), full->bytes.data(),
-                  full->used);
-      stats.records += full->records;
-      full->used = 0;
-      full->records = 0;
-      pending.fetch_sub(1, std::memory_order_relaxed);
-      cores[k].empty.push(full);
-    }
+// write_committed writes what the core committed to `buffer` since the writer last wrote from
+// it, as one events chunk. Writer only.
+void TraceRecorder::Impl::write_committed(std::size_t core, Buffer& buffer) {
+  const std::uint64_t committed = buffer.committed.load(std::memory_order_acquire);
+  const std::size_t bytes = static_cast<std::size_t>(committed & 0xFFFFFFFFu);
+  const std::uint64_t records = committed >> 32;
+  if (bytes <= buffer.written) return;
+  write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(core), buffer.bytes.data() + buffer.written,
+              bytes - buffer.written);
+  stats.records += records - buffer.written_records;
+  buffer.written = bytes;
+  buffer.written_records = records;
+}
+
+// write_current writes what the core appended so far to the buffer it is filling, without its
+// help (it may sit in a long unit or idle for seconds). Only when every buffer the core filled
+// before is written: otherwise that buffer's rest comes first, through drain_full.
+//
+// Why this is safe while the core appends: `current` may be stale, but only the writer resets
+// a buffer, and it does so after counting it in written_buffers; so a buffer whose index equals
+// written_buffers is one the writer has not reset in this life, and its bytes up to the
+// committed count are final.
+void TraceRecorder::Impl::write_current(std::size_t core) {
+  Buffer* buffer = cores[core].current.load(std::memory_order_acquire);
+  if (buffer != nullptr && buffer->index.load(std::memory_order_relaxed) == cores[core].written_buffers) {
+    write_committed(core, *buffer);
   }
+}
+
+// drain_full writes the rest of every buffer the core handed over, oldest first, then resets
+// it and gives it back.
+void TraceRecorder::Impl::drain_full(std::size_t core) {
+  CoreRecorder& state = cores[core];
+  while (Buffer* full = state.full.pop()) {
+    write_committed(core, *full);
+    full->used = 0;
+    full->records = 0;
+    full->written = 0;
+    full->written_records = 0;
+    full->committed.store(0, std::memory_order_relaxed);
+    ++state.written_buffers;
+    pending.fetch_sub(1, std::memory_order_relaxed);
+    state.empty.push(full);
+  }
+}
+
+void TraceRecorder::Impl::write_definitions() {
   std::vector<unsigned char> batch;
   {
     std::lock_guard<std::mutex> hold(definitions_mutex);
@@ -419,14 +522,146 @@ void TraceRecorder::Impl::drain() {
   if (!batch.empty()) write_chunk(fmt::ChunkType::definitions, fmt::kNoCore, batch.data(), batch.size());
 }
 
+// flush_all writes everything every core has committed, and the definitions. Definitions go
+// first: a record's VP and call site are defined before it is appended, so every record
+// written here finds its names in the file, even if the run dies right after.
+void TraceRecorder::Impl::flush_all() {
+  write_definitions();
+  for (std::size_t k = 0; k < cores.size(); ++k) {
+    write_current(k);  // the part of the oldest unwritten buffer the core still fills
+    drain_full(k);
+    write_current(k);  // the buffer the core went on to, now that those before it are written
+  }
+}
+
 void TraceRecorder::Impl::writer_loop() {
+  using Steady = std::chrono::steady_clock;
+  // Every half interval, so that a record is in the file within the interval even when the
+  // writer is woken late (a loaded machine) or is busy writing when the pass is due.
+  // (0: at every wake; never more often than every half millisecond, which would only spin.)
+  const std::chrono::microseconds period =
+      options.flush_interval.count() == 0
+          ? std::chrono::microseconds(kWriterTick)
+          : std::max(std::chrono::microseconds(500),
+                     std::chrono::duration_cast<std::chrono::microseconds>(options.flush_interval) / 2);
+  auto next_flush = Steady::now() + period;
   std::unique_lock<std::mutex> hold(writer_mutex);
   while (!writer_stop.load(std::memory_order_acquire)) {
-    writer_wake.wait_for(hold, std::chrono::milliseconds(20), [this] {
+    writer_wake.wait_until(hold, std::min(Steady::now() + kWriterTick, next_flush), [this] {
       return pending.load(std::memory_order_acquire) > 0 || writer_stop.load();
     });
-    drain();
+    if (const int signal = stop_signal()) end_by_signal(signal, time != nullptr ? 0 : Clock::now());
+    if (Steady::now() >= next_flush) {
+      flush_all();
+      next_flush = Steady::now() + period;
+    } else {
+      write_definitions();
+      for (std::size_t k = 0; k < cores.size(); ++k) drain_full(k);
+    }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The end of a recording: closing chunk, end chunk, stop signals
+// ---------------------------------------------------------------------------------------------
+
+// closing_lines are the closing chunk's "key=value" lines: what is known only when the
+// recording ends. Every such key is added here. On a signal this runs on the writer thread
+// while the cores still run, so what it reads must be safe to read from another thread.
+std::vector<std::pair<std::string, std::string>> TraceRecorder::Impl::closing_lines(int signal) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  lines.emplace_back("interrupted", signal != 0 ? signal_name(signal) : "no");
+  lines.emplace_back("end_reason", signal != 0 ? std::string(signal_name(signal)) +
+                                                      " asked the process to stop mid-run; every record the cores "
+                                                      "had committed was written, then the signal ended the process"
+                                                : "the program finished the recording");
+  // The cores' OS totals are complete only once every core has stopped.
+  if (signal == 0) os_closing_lines(lines);
+  return lines;
+}
+
+// write_ending writes the closing and end chunks and makes them durable.
+void TraceRecorder::Impl::write_ending(int signal, std::uint64_t end_time) {
+  if (started) {  // a closing chunk may only follow the metadata, written by run_start
+    std::string text;
+    for (const auto& [key, value] : closing_lines(signal)) key_value_line(text, key, value);
+    write_chunk(fmt::ChunkType::closing, fmt::kNoCore, text.data(), text.size());
+  }
+  std::uint64_t waits = 0;
+  for (const CoreRecorder& core : cores) waits += core.writer_waits.load(std::memory_order_relaxed);
+  stats.writer_waits = waits;
+  fmt::EndPayload end{stats.chunks, stats.records, 0, waits, end_time};
+  write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
+  ::fsync(fd);
+}
+
+// catch_stop_signals installs on_stop_signal for each stop signal whose action is the default:
+// an application's own handler, or an ignored signal, stays as it is.
+void TraceRecorder::Impl::catch_stop_signals() {
+  bool cleared = false;
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    struct sigaction current {};
+    if (::sigaction(kStopSignals[i], nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction ours {};
+    ours.sa_handler = on_stop_signal;
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = SA_RESTART;  // the application's system calls go on as if nothing happened
+    if (!cleared) caught_signal.store(0, std::memory_order_relaxed);  // a finished recorder's signal is no concern here
+    cleared = true;
+    catching[i] = ::sigaction(kStopSignals[i], &ours, nullptr) == 0;
+  }
+}
+
+// release_stop_signals gives the signals this recorder caught back their default action,
+// unless the application installed a handler of its own since.
+void TraceRecorder::Impl::release_stop_signals() {
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    if (!catching[i]) continue;
+    catching[i] = false;
+    struct sigaction current {};
+    if (::sigaction(kStopSignals[i], nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == on_stop_signal) {
+      struct sigaction fallback {};
+      fallback.sa_handler = SIG_DFL;
+      sigemptyset(&fallback.sa_mask);
+      ::sigaction(kStopSignals[i], &fallback, nullptr);
+    }
+  }
+}
+
+// stop_signal is the stop signal caught by this recorder's handler, 0 if none.
+int TraceRecorder::Impl::stop_signal() const {
+  const int signal = caught_signal.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    if (catching[i] && kStopSignals[i] == signal) return signal;
+  }
+  return 0;
+}
+
+// end_by_signal finishes the trace as interrupted and ends the process as `signal` would have
+// (exit status 128 + signal from a shell). The cores keep running meanwhile; what they commit
+// after the flush is lost with the process, as it would be without the recorder.
+void TraceRecorder::Impl::end_by_signal(int signal, std::uint64_t end_time) {
+  try {
+    flush_all();
+    write_ending(signal, end_time);
+  } catch (const std::exception& error) {
+    // A trace that cannot be written is said so; the signal still ends the process.
+    const std::string message = std::string("moirai: the interrupted trace could not be finished: ") + error.what() + "\n";
+    [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, message.data(), message.size());
+  }
+  release_stop_signals();
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(signal, &fallback, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal);
+  pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  ::raise(signal);
+  std::_Exit(128 + signal);  // not reached: the default action of SIGINT and SIGTERM ends the process
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -440,6 +675,17 @@ TraceRecorder::TraceRecorder(RecorderOptions options)
     throw std::runtime_error("at most " + std::to_string(fmt::kMaxCounters) +
                              " counters can be recorded, " +
                              std::to_string(rec.options.counters.size()) + " were asked for");
+  }
+  // A buffer becomes at most one chunk, and its committed byte count must fit in 32 bits; it
+  // must hold a writer-wait record and the largest unit record together.
+  if (rec.options.buffer_bytes < kMinOptionBufferBytes || rec.options.buffer_bytes > fmt::kMaxChunkPayload) {
+    throw std::runtime_error("trace buffer of " + std::to_string(rec.options.buffer_bytes) + " bytes: must be " +
+                             std::to_string(kMinOptionBufferBytes) + " to " + std::to_string(fmt::kMaxChunkPayload) +
+                             " bytes");
+  }
+  if (rec.options.flush_interval.count() < 0) {
+    throw std::runtime_error("trace flush interval of " + std::to_string(rec.options.flush_interval.count()) +
+                             " ms: must not be negative");
   }
   rec.fd = ::open(rec.options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (rec.fd < 0) {
@@ -477,9 +723,10 @@ void TraceRecorder::run_start(const std::string& language,
   rec.options.buffer_bytes = std::min(
       rec.options.buffer_bytes, std::max(kMinBufferBytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : rec.cores) {
-    core.buffer = new Buffer;
-    core.buffer->bytes.resize(rec.options.buffer_bytes);
+    auto* first = new Buffer;
+    first->bytes.resize(rec.options.buffer_bytes);
     core.buffers = 1;
+    rec.take(core, first);
   }
   if (rec.time != nullptr) {
     rec.os_method = "none: a simulated machine's cores are not the host's";
@@ -500,6 +747,7 @@ void TraceRecorder::run_start(const std::string& language,
                  construct_names[kind]);
     }
   }
+  rec.catch_stop_signals();
   rec.writer = std::thread([&rec] { rec.writer_loop(); });
 }
 
@@ -512,32 +760,26 @@ RecorderStats TraceRecorder::finish() {
     rec.writer_wake.notify_one();
     rec.writer.join();
   }
-  std::uint64_t waits = 0;
-  for (std::size_t k = 0; k < rec.cores.size(); ++k) {
-    CoreRecorder& core = rec.cores[k];
-    waits += core.writer_waits;
-    if (core.buffer != nullptr && core.buffer->used > 0) {  // a core that never stopped
-      rec.write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(k),
-                      core.buffer->bytes.data(), core.buffer->used);
-      rec.stats.records += core.buffer->records;
-    }
-  }
-  rec.drain();
-  rec.stats.writer_waits = waits;
+  rec.flush_all();  // a core that never stopped still holds a buffer
   // A simulated run ends at its latest core clock, read when each core stopped: the machine
   // that kept those clocks may be gone by now.
   std::uint64_t end_time = rec.time != nullptr ? 0 : Clock::now();
   for (const CoreRecorder& core : rec.cores) end_time = std::max(end_time, core.stopped_at);
-  const std::string closing = rec.os_closing_lines();
-  if (!closing.empty()) rec.write_chunk(fmt::ChunkType::closing, fmt::kNoCore, closing.data(), closing.size());
-  fmt::EndPayload end{rec.stats.chunks, rec.stats.records, 0, waits, end_time};
-  rec.write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
+  // The default action comes back before the signal is checked: a signal caught until then
+  // ends the process below, after the trace is written and marked interrupted; one after acts
+  // as it would without the recorder.
+  const bool was_catching = std::find(std::begin(rec.catching), std::end(rec.catching), true) != std::end(rec.catching);
+  rec.release_stop_signals();
+  if (const int signal = was_catching ? caught_signal.load(std::memory_order_relaxed) : 0) {
+    rec.end_by_signal(signal, end_time);
+  }
+  rec.write_ending(0, end_time);
   for (CoreRecorder& core : rec.cores) {
     delete core.buffer;
     core.buffer = nullptr;
+    core.current.store(nullptr, std::memory_order_relaxed);
     while (Buffer* spare = core.empty.pop()) delete spare;
   }
-  ::fsync(rec.fd);
   return rec.stats;
 }
 
@@ -641,7 +883,7 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   rec.counter_set.read(state.counter_thread, state.counters_end);
   fmt::UnitRecord& record = unit_of(state);
   record.end = impl_->now(core);
-  if (rec.os_on) state.taken_pending = state.os.end(record.end, state.taken);
+  if (rec.os_on) state.taken_pending = state.os.end(record.end, state.os_taken);
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
   record.site = rec.site_id(state, site);
@@ -688,8 +930,8 @@ void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*u
   if (state.taken_pending) {
     state.taken_pending = false;
     fmt::OsTakenRecord taken{static_cast<std::uint16_t>(fmt::RecordKind::os_taken), 0,
-                             state.taken.switches, record.unit, state.taken.taken,
-                             state.taken.migrations, 0};
+                             state.os_taken.switches, record.unit, state.os_taken.taken,
+                             state.os_taken.migrations, 0};
     rec.append(core, &taken, sizeof taken);
   }
   state.open_since = record.handler_end;  // the next decision starts where this handler ended

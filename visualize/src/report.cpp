@@ -432,8 +432,11 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
     return fixed(report.makespan ? 100.0 * static_cast<double>(ticks) / static_cast<double>(report.makespan) : 0) + "%";
   };
   auto cmd = trace.metadata.find("command_line");
-  out << "run:       " << (cmd == trace.metadata.end() ? "?" : cmd->second) << '\n'
-      << "makespan:  " << ms(report.makespan) << " on " << trace.core_count << " cores, " << trace.units.size() << " units\n\n"
+  out << "run:       " << (cmd == trace.metadata.end() ? "?" : cmd->second) << '\n';
+  // A run cut short or interrupted is analysed as far as it got; the reader must know that.
+  if (!trace.complete) out << "partial:   " << trace.cut << '\n';
+  if (!trace.interrupted.empty()) out << "interrupted: " << trace.interruption() << '\n';
+  out << "makespan:  " << ms(report.makespan) << " on " << trace.core_count << " cores, " << trace.units.size() << " units\n\n"
       << "per core:  work / overhead / idle (of the makespan)\n";
   for (std::size_t k = 0; k < report.summary.cores.size(); ++k) {
     const CoreTime& c = report.summary.cores[k];
@@ -471,7 +474,8 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
 void print_report_json(std::ostream& out, const trace::Trace& trace, const Report& report) {
   const auto seconds = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) / trace.clock_hz, 9); };
   out << "{\"makespan_s\":" << seconds(report.makespan) << ",\"cores\":" << trace.core_count << ",\"units\":" << trace.units.size()
-      << ",\"per_core\":[";
+      << ",\"complete\":" << (trace.complete ? "true" : "false")
+      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json(trace.interrupted)) << ",\"per_core\":[";
   for (std::size_t k = 0; k < report.summary.cores.size(); ++k) {
     const CoreTime& c = report.summary.cores[k];
     out << (k ? "," : "") << "{\"core\":" << k << ",\"work_s\":" << seconds(c.work)

@@ -147,6 +147,7 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   } else {
     out << "INCOMPLETE: " << trace.cut << '\n';
   }
+  if (!trace.interrupted.empty()) out << "interrupted:  " << trace.interruption() << '\n';
 }
 
 void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
@@ -193,7 +194,9 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
       << ",\"bytes_per_unit\":" << fixed(s.bytes_per_unit, 1) << ",\"integrity\":{\"complete\":"
       << (trace.complete ? "true" : "false") << ",\"chunks\":" << trace.chunks << ",\"bytes\":" << trace.bytes
       << ",\"records\":" << (trace.complete ? trace.end.records : 0) << ",\"dropped\":" << trace.end.dropped
-      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut) << "}}\n";
+      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut)
+      << ",\"ends_at_ms\":" << fixed(trace.ms_from_start(trace.latest))
+      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json_string(trace.interrupted)) << "}}\n";
 }
 
 }  // namespace moirai::visualize
