@@ -34,9 +34,9 @@ CriticalPathListing list_critical_path(const trace::Trace& trace) {
       step.began_at = trace.site_name(previous->site);
     } else {
       step.began_by = "created";
-      step.began_at = "?";
+      step.began_at = "the run's start";  // the seed VP: no call created it
       for (const trace::Trace::Vp& vp : trace.vps) {
-        if (vp.id == node.vp) step.began_at = trace.site_name(vp.site);
+        if (vp.id == node.vp && trace.sites.count(vp.site)) step.began_at = trace.site_name(vp.site);
       }
     }
     listing.work += step.work;

@@ -14,6 +14,7 @@
 
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/unit_graph.h"
+#include "text_format.h"
 
 namespace moirai::visualize {
 
@@ -196,12 +197,14 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   if (layout.cores.empty()) {
     for (std::uint32_t k = 0; k < trace.core_count; ++k) layout.cores.push_back(k);
   }
+  std::vector<std::uint32_t> missing, present;
   for (std::uint32_t core : layout.cores) {
-    if (core >= trace.core_count) {
-      throw std::invalid_argument("core " + std::to_string(core) + " does not exist: the trace has " +
-                                  std::to_string(trace.core_count) + " cores (0.." +
-                                  std::to_string(trace.core_count - 1) + ")");
-    }
+    if (core >= trace.core_count) missing.push_back(core);
+  }
+  if (!missing.empty()) {
+    for (std::uint32_t core = 0; core < trace.core_count; ++core) present.push_back(core);
+    throw std::invalid_argument(detail::core_set(missing) + (missing.size() == 1 ? " does" : " do") +
+                                " not exist: the trace has " + detail::core_set(present));
   }
   // Columns narrow as cores grow, so that 40 cores read like the paper's figures (tall, narrow).
   layout.column_width = std::clamp(576.0 / static_cast<double>(std::max<std::size_t>(layout.cores.size(), 1)), 12.0, 72.0);
