@@ -326,14 +326,14 @@ trace::Trace record_wavefront(int size) {
 }
 
 TEST(Ucc, EverySimpleConstraintOfARecordedWavefrontWithASingletonIsALine) {
-  const trace::Trace trace = record_wavefront(6);
+  const trace::Trace trace = record_wavefront(16);
   ASSERT_FALSE(trace.groups.empty());
   std::map<std::string, int> recorded;
   for (const trace::ConstraintRecord& c : trace.constraints) ++recorded[trace.construct_name(c.construct)];
-  // 5 columns pass on 6 cells each: 30 rendezvous, both crossing dependencies recorded.
-  ASSERT_EQ(recorded["send_from_to"], 30);
-  ASSERT_EQ(recorded["receive_from_to"], 30);
-  ASSERT_EQ(recorded["create_vp"], 6);
+  // 15 columns pass on 16 cells each: 240 rendezvous, both crossing dependencies recorded.
+  ASSERT_EQ(recorded["send_from_to"], 240);
+  ASSERT_EQ(recorded["receive_from_to"], 240);
+  ASSERT_EQ(recorded["create_vp"], 16);
   for (bool weighted : {false, true}) {
     const Dot dot = draw(trace, {.weighted = weighted});
     std::map<std::string, int> lines;
