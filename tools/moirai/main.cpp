@@ -163,7 +163,8 @@ constexpr const char* kScgHelp =
     "                       singleton-end. A '-' in a name stands for a space.\n"
     "  --same-core-arcs     also draw constraint arcs between units on one core\n"
     "  --overhead MODE      total (default): one grey region; detail: assigner + switch,\n"
-    "                       communication, lock wait, constraint update / create, each its colour\n"
+    "                       communication, lock wait, constraint update / create, each its colour,\n"
+    "                       each where it happened in the unit's life-line (in time order)\n"
     "  --miss-range MIN,MAX misses per instruction drawn as pure blue and pure red (default: the\n"
     "                       lowest and highest of the drawn units)\n"
     "  --critical-path      draw the critical path (the heaviest chain of program dependencies by\n"
@@ -354,8 +355,9 @@ constexpr const char* kUccHelp =
     "deepest unit constraining it); simple constraints are lines coloured by construct, a VP's\n"
     "consecutive units are joined by a dashed line, and each complex constraint (a typed-send\n"
     "group, a singleton) is a diamond with lines in from the units whose calls affect it and out\n"
-    "to the units it constrains. The critical path has a red rim; the legend gives the\n"
-    "parallelism (total work / critical-path work). A row shows 48 units, the rest of it merged.\n\n"
+    "to the units it constrains, placed between the two so that every line points down. The\n"
+    "critical path has a red rim; the legend gives the parallelism (total work / critical-path\n"
+    "work). A row shows 48 units, the rest of it merged.\n\n"
     "  -o FILE       output file (required)\n"
     "  -T FORMAT     svg (default), png or dot\n"
     "  --weighted    boxes as tall as the unit's instructions (its cycles of work when the trace\n"
@@ -391,8 +393,8 @@ int ucc(const std::vector<std::string_view>& args) {
     std::cout << output << ": " << plural_text(trace.units.size(), "unit") << ", " << plural_text(layout.nodes.size(), "node")
               << ", " << plural_text(layout.arcs.size(), "arc") << ", parallelism " << layout.parallelism
               << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "")
-              << (layout.merged_units ? " (" + std::to_string(layout.merged_units) + " units merged into row nodes)" : "")
-              << (layout.omitted_units ? " (" + std::to_string(layout.omitted_units) + " units too deep to draw)" : "")
+              << (layout.merged_units ? " (" + plural_text(layout.merged_units, "unit") + " merged into row nodes)" : "")
+              << (layout.omitted_units ? " (" + plural_text(layout.omitted_units, "unit") + " too deep to draw)" : "")
               << '\n';
   });
 }

@@ -593,7 +593,7 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
   }
   if (layout.critical_units) {
     legend += "<tr><td><font color='red3'><b>[ ]</b></font></td><td align='left'>red rim, red lines: the critical path, " +
-              std::to_string(layout.critical_units) + " units with " + std::to_string(layout.critical_work) + " " + unit_word +
+              detail::plural(layout.critical_units, "unit") + " with " + std::to_string(layout.critical_work) + " " + unit_word +
               " of work; the run can be no shorter: split them</td></tr>";
   }
   if (layout.merged_any) legend += "<tr><td bgcolor='lightsteelblue'> </td><td align='left'>units below a point, merged per core</td></tr>";

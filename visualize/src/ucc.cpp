@@ -352,7 +352,7 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
     node.weight += weight[n];
     node.critical = node.critical || critical[n];
     node.label = std::to_string(node.units) + "\\nunits";
-    node.tooltip = std::to_string(node.units) + " more units of depth " + std::to_string(row) + ", merged (a row shows " +
+    node.tooltip = detail::plural(node.units, "more unit") + " of row " + std::to_string(row) + ", merged (a row shows " +
                    std::to_string(kRowWidth) + ")";
     drawn[n] = merged;
   }
@@ -398,9 +398,9 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
     group_node[i] = layout.nodes.size();
     layout.nodes.push_back(UccNode{UccNodeKind::group, g.id, 0, options.weighted ? weight_above[x] : rows[x], 0, 0, top,
                                    kGroupSize, kGroupSize, false, "",
-                                   trace.construct_name(g.construct) + ": " + g.name + "\\n" + std::to_string(sources[i]) +
-                                       " sources (units whose call affects it), " + std::to_string(sinks[i]) +
-                                       " sinks (units it constrains)"});
+                                   trace.construct_name(g.construct) + ": " + g.name + "\\n" + detail::plural(sources[i], "source") +
+                                       " (units whose call affects it), " + detail::plural(sinks[i], "sink") +
+                                       " (units it constrains)"});
   }
   for (const auto& [group, n] : members.sources) add_arc(drawn[n], group_node[group], "group in");
   for (const auto& [group, n] : members.sinks) add_arc(group_node[group], drawn[n], "group out");
@@ -488,15 +488,15 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
     legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
   if (layout.merged_units) {
-    legend += row("<font color='steelblue'>[ ]</font>", std::to_string(layout.merged_units) + " units merged: a row shows " +
+    legend += row("<font color='steelblue'>[ ]</font>", detail::plural(layout.merged_units, "unit") + " merged: a row shows " +
                   std::to_string(kRowWidth) + " units");
   }
   if (layout.cyclic_group_lines) {
-    legend += row("", std::to_string(layout.cyclic_group_lines) + " lines out of a group point up: the unit they<br align='left'/>"
+    legend += row("", detail::plural(layout.cyclic_group_lines, "line") + " out of a group point up: the unit they<br align='left'/>"
                   "reach leads to one of the group's sources<br align='left'/>");
   }
   if (layout.omitted_units) {
-    legend += row("", std::to_string(layout.omitted_units) + " units deeper than " + std::to_string(kMaxRows) + " rows not drawn");
+    legend += row("", detail::plural(layout.omitted_units, "unit") + " deeper than " + std::to_string(kMaxRows) + " rows not drawn");
   }
   if (!layout.note.empty()) legend += row("", layout.note);
   if (layout.weighted) legend += row("", "scale: " + fixed(layout.weight_per_point, 1) + " per point");
