@@ -168,8 +168,8 @@ constexpr const char* kScgHelp =
     "  --miss-range MIN,MAX misses per instruction drawn as pure blue and pure red (default: the\n"
     "                       lowest and highest of the drawn units)\n"
     "  --critical-path      draw the critical path (the heaviest chain of program dependencies by\n"
-    "                       work) over the graph: its blocks get a red rim, red lines join them in\n"
-    "                       order; `moirai report --critical-path` lists the same units\n";
+    "                       work) over the graph: its blocks get a black rim, bold dashed lines join\n"
+    "                       them in order; `moirai report --critical-path` lists the same units\n";
 
 // parse_time reads a --from/--to value: clock ticks, or a number with s, ms, us or ns.
 std::optional<std::uint64_t> parse_time(const std::string& text, double clock_hz) {

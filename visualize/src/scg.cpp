@@ -135,7 +135,7 @@ std::string default_arc_color(const std::string& kind) {
       {"singleton end", "orange"},    {"send_from_to", "blue"},      {"send_of_type", "purple"},
       {"receive_from_to", "skyblue"}, {"receive_of_type_to", "palegreen"},
       {"receive_of_type", "plum"},    {kLockHandoffArc, "black"},    {kCoreSuccessionArc, "grey60"},
-      {kUserEventArc, "magenta"},     {kCriticalPathArc, "red3"}};
+      {kUserEventArc, "magenta"},     {kCriticalPathArc, "black"}};
   auto found = colors.find(kind);
   return found == colors.end() ? "gray40" : found->second;
 }
@@ -525,8 +525,8 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
       }
     }
     if (block.critical) {
-      set(node, "color", "red3");
-      set(node, "penwidth", "2");
+      set(node, "color", "black");  // not red: red lines are creations
+      set(node, "penwidth", "2.5");
       set(node, "class", std::string(block.merged > 1 ? "scgmerged" : "scgunit") + " scgcritical");
     }
   }
@@ -548,6 +548,7 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
     set(edge, "color", default_arc_color(arc.kind));
     set(edge, "arrowsize", "0.4");
     set(edge, "penwidth", arc.kind == kCoreSuccessionArc ? "0.4" : arc.kind == kCriticalPathArc ? "2.2" : "0.8");
+    if (arc.kind == kCriticalPathArc) set(edge, "style", "dashed");
     set(edge, "class", "scgarc " + arc.kind);
     set(edge, "tooltip", arc.note.empty() ? arc.kind : arc.kind + ": " + arc.note);
   }
@@ -592,7 +593,7 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
     legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
   if (layout.critical_units) {
-    legend += "<tr><td><font color='red3'><b>[ ]</b></font></td><td align='left'>red rim, red lines: the critical path, " +
+    legend += "<tr><td><b>[ ]</b></td><td align='left'>black rim, bold dashed lines: the critical path, " +
               detail::plural(layout.critical_units, "unit") + " with " + std::to_string(layout.critical_work) + " " + unit_word +
               " of work; the run can be no shorter: split them</td></tr>";
   }
