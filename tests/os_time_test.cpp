@@ -86,7 +86,9 @@ void expect_agrees_with_task_clock(const trace::Trace& t) {
     const double cpu_ns = static_cast<double>(unit.counters.at(0));
     const double taken_ns = static_cast<double>(unit.taken) * 1e9 / t.clock_hz;
     const double off_cpu_ns = span_ns > cpu_ns ? span_ns - cpu_ns : 0;
-    EXPECT_NEAR(taken_ns, off_cpu_ns, 0.05 * span_ns + 200e3)
+    // The counter and the thread clock are read one after the other: on a loaded machine the
+    // thread may lose one scheduler tick (4 ms at HZ=250) between the two readings.
+    EXPECT_NEAR(taken_ns, off_cpu_ns, 0.05 * span_ns + 4e6)
         << "unit " << unit.record.unit << ": " << span_ns << " ns long, " << cpu_ns << " ns on the CPU";
   }
 }

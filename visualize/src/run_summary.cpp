@@ -84,7 +84,7 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   };
   out << "trace:        " << path << '\n'
       << "command:      " << meta(trace, "command_line") << '\n'
-      << "language:     " << meta(trace, "language") << ", " << trace.core_count << " cores ("
+      << "language:     " << meta(trace, "language") << ", " << detail::plural(trace.core_count, "core") << " ("
       << meta(trace, "topology") << ")\n"
       << "clock:        " << meta(trace, "clock_source") << " at " << fixed(trace.clock_hz / 1e6, 1) << " MHz\n"
       << "VPs:          " << s.vps << '\n'
