@@ -1,8 +1,10 @@
 // A long serial section (paper section 3.4, the copy-transpose singleton of 3.4.2; a reduction
 // at one VP): for a stretch of the run only one core animates units, units on the critical path,
-// while the cores that worked wait. Premise: the stretch is long (10% of the run or more) and the
-// unit running alone is on the critical path (a last piece that merely ran late, independent of
-// the others, is an idle tail, not a serial section). The loss is the idle time of the cores that
+// while the cores that worked wait. Premise: the stretch is long (5% of the run or more) and the
+// unit running alone is on the critical path and a fifth of its work or more (a last piece that
+// merely ran late, independent of the others, is an idle tail; one of many equal units along a
+// chain, a wavefront's corner block, is the critical path's). A reduction cut into many small
+// units of one VP is not seen: each unit is small. The loss is the idle time of the cores that
 // worked, inside it, charged to the VP that ran there; a singleton body that only started late
 // was claimed before by singleton-late.
 #include <algorithm>
@@ -14,7 +16,8 @@
 namespace moirai::visualize::report {
 namespace {
 
-constexpr double kSerialLength = 0.10;  // of the makespan
+constexpr double kSerialLength = 0.05;  // of the makespan
+constexpr double kChainShare = 0.20;    // a unit running alone: of the critical path's work
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
@@ -54,7 +57,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     }
     std::sort(inside.begin(), inside.end());
     for (const auto& [assign, u] : inside) {
-      if (!on_path[u]) continue;
+      if (!on_path[u] || static_cast<double>(a.unit(u).work()) < kChainShare * static_cast<double>(a.path.work)) continue;
       const trace::UnitRecord& r = a.unit(u).record;
       const std::uint64_t b = std::max({s.begin, r.assign, pieces.empty() ? 0 : pieces.back().end});
       const std::uint64_t e = std::min(s.end, r.handler_end);
