@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <sstream>
 #include <string>
 
 #include "moirai/trace/reader.h"
@@ -236,6 +237,80 @@ TEST(Report, OverheadByKind) {
   EXPECT_EQ(report.overhead.lock_wait, 0u);
   EXPECT_EQ(report.overhead.create, 5u);
   EXPECT_EQ(report.overhead.constraint_update, 10u);
+}
+
+// A run on real cores as the recorder writes it: the OS measured, recording costing 2 ticks a
+// unit. Core 0 works all of [0, 1000); core 1 runs one unit of the same span from which the OS
+// took `taken` ticks (another process on its CPU).
+trace::Trace real_core_run(std::uint64_t taken, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+  {
+    trace::BuilderOptions options;
+    options.cores = 2;
+    options.metadata = {{"os_time", "thread CPU time at unit boundaries"}, {"unit_record_cost_ns", "2"}};
+    trace::TraceBuilder builder(path, options);
+    builder.site(1, "app.cpp", 5);
+    builder.unit(0, 1, 1, 0, 10, 990, 1000, kSendOfTypeTo, 1);
+    builder.unit(1, 2, 2, 0, 10, 990, 1000, kSendOfTypeTo, 1);
+    if (taken > 0) builder.os_taken(1, 2, taken, 7);
+    builder.finish();
+  }
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+std::string printed(const trace::Trace& trace, const visualize::Report& report) {
+  std::ostringstream out;
+  visualize::print_report(out, trace, report);
+  return out.str();
+}
+
+// The report's first line says the machine was busy, naming the core and the OS's share; the
+// taken time is not work for any figure or rule.
+TEST(Report, ABusyMachineIsSaidFirstAndTakenTimeIsNotWork) {
+  const trace::Trace trace = real_core_run(400, "busy");
+  const visualize::Report report = visualize::build_report(trace);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  const std::string text = printed(trace, report);
+  const std::string first = text.substr(0, text.find('\n'));
+  EXPECT_EQ(first.rfind("machine was busy: the OS took 40.0% of core 1's time", 0), 0u) << first;
+  EXPECT_NE(first.find("core 1: 1 of 1 unit hit, 7 involuntary switches"), std::string::npos) << first;
+  EXPECT_EQ(first.find("core 0"), std::string::npos) << "core 0 lost nothing: " << first;
+  EXPECT_EQ(report.summary.cores[1].work, 980u - 400u);
+  EXPECT_EQ(report.lost.work, 980u + 580u);
+  EXPECT_EQ(report.lost.by_kind.at("taken by the OS"), 400u);
+  std::uint64_t claimed = 0;
+  for (const auto* hints : {&report.hints, &report.minor_hints}) {
+    for (const visualize::Hint& hint : *hints) claimed += hint.lost;
+  }
+  EXPECT_LE(claimed, report.lost.total - 400u) << "no rule may claim the OS's time";
+}
+
+TEST(Report, AnUndisturbedRunSaysNothingOfTheKind) {
+  const trace::Trace trace = real_core_run(0, "calm");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_TRUE(report.warnings.empty());
+  const std::string text = printed(trace, report);
+  EXPECT_EQ(text.rfind("run:", 0), 0u) << text;
+  EXPECT_EQ(text.find("busy"), std::string::npos) << text;
+}
+
+// A few per cent is noise the report does not raise: 2% taken is below the line.
+TEST(Report, ALittleTakenTimeIsNotABusyMachine) {
+  const trace::Trace trace = real_core_run(20, "little");
+  EXPECT_TRUE(visualize::build_report(trace).warnings.empty());
+}
+
+// Recording is its own overhead kind: units x the measured cost per unit, out of the assigner
+// and switch span where the probe runs.
+TEST(Report, RecordingIsItsOwnOverheadKind) {
+  const trace::Trace trace = real_core_run(0, "recording");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_EQ(report.overhead.recording, 2u * 2u);
+  EXPECT_EQ(report.overhead.decision, 2u * 10u - 4u);
+  EXPECT_EQ(report.lost.by_kind.at("recording (the probe)"), 4u);
+  EXPECT_NE(printed(trace, report).find("recording 0.000 ms"), std::string::npos);
 }
 
 }  // namespace

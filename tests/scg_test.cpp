@@ -428,3 +428,43 @@ TEST(Scg, ASingletonEndLineGoesOnlyToAUnitThatWaited) {
 }
 
 }  // namespace
+
+namespace {
+
+// What the OS took from a unit's work span is drawn in its own colour, as tall as the time taken,
+// and named in the legend and the block's tooltip; a run without it shows neither.
+TEST(Scg, TakenTimeIsDrawnApartFromWork) {
+  const auto build = [](std::uint64_t taken, const std::string& name) {
+    const std::string path = temp(name) + ".mtrace";
+    {
+      trace::BuilderOptions options;
+      options.cores = 1;
+      options.metadata = {{"os_time", "thread CPU time at unit boundaries"}};
+      trace::TraceBuilder b(path, options);
+      b.site(1, "app.cpp", 3);
+      b.unit(0, 1, 1, 0, 100, 900, 1000, 4, 1);
+      if (taken) b.os_taken(0, 1, taken);
+      b.finish();
+    }
+    trace::Trace trace = trace::read_trace(path);
+    std::remove(path.c_str());
+    return trace;
+  };
+  visualize::ScgOptions options;
+  options.cycles_per_point = 2;
+  const trace::Trace busy = build(300, "taken");
+  const visualize::ScgLayout layout = visualize::layout_scg(busy, options);
+  ASSERT_EQ(layout.blocks.size(), 1u);
+  EXPECT_EQ(layout.blocks[0].taken_ticks, 300u);
+  EXPECT_TRUE(layout.taken_any);
+  const std::string dot = dot_of(busy, options);
+  EXPECT_EQ(count_of(dot, "fillcolor=\"#ffd700c0\""), 1u) << "one taken segment";
+  EXPECT_NE(dot.find("height=2.0833"), std::string::npos) << "300 ticks at 2 per point: 150 points";
+  EXPECT_NE(dot.find("taken by the OS: inside a unit's work span"), std::string::npos) << "the legend says it";
+  EXPECT_NE(dot.find("work 800 (of which taken by the OS 300)"), std::string::npos) << "the tooltip says it";
+  const std::string calm = dot_of(build(0, "calm"), options);
+  EXPECT_EQ(calm.find("#ffd700c0"), std::string::npos);
+  EXPECT_EQ(calm.find("taken by the OS"), std::string::npos);
+}
+
+}  // namespace

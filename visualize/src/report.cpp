@@ -69,6 +69,7 @@ Report build_report(const trace::Trace& trace) {
       case LossKind::lock_wait: report.overhead.lock_wait += e.ticks; break;
       case LossKind::constraint_update: report.overhead.constraint_update += e.ticks; break;
       case LossKind::create: report.overhead.create += e.ticks; break;
+      case LossKind::recording: report.overhead.recording += e.ticks; break;
       case LossKind::idle:
       case LossKind::run_end:
       case LossKind::run_start: {
@@ -103,7 +104,9 @@ Report build_report(const trace::Trace& trace) {
   }
   const std::uint64_t overhead = report.overhead.total();
   report.overhead_per_work = analysis.work ? static_cast<double>(overhead) / static_cast<double>(analysis.work) : 0;
-  const double without_lock = analysis.work ? static_cast<double>(overhead - report.overhead.lock_wait) / static_cast<double>(analysis.work) : 0;
+  // The verdict is the runtime's: neither the lock wait (lock contention's) nor the probe counts.
+  const std::uint64_t runtime = overhead - report.overhead.lock_wait - report.overhead.recording;
+  const double without_lock = analysis.work ? static_cast<double>(runtime) / static_cast<double>(analysis.work) : 0;
   const double units_per_core = static_cast<double>(trace.units.size()) / std::max<std::uint32_t>(trace.core_count, 1);
   report.unit_size_verdict = without_lock > kTooSmall ? "too small" : units_per_core < kTooBigUnitsPerCore ? "too big" : "fine";
 
@@ -129,6 +132,7 @@ Report build_report(const trace::Trace& trace) {
   report.hints = std::move(out.hints);
   report.minor_hints = std::move(out.minor);
   report.notes = std::move(out.notes);
+  report.warnings = std::move(out.warnings);
   for (const Hint& hint : report.hints) report.lost.explained += hint.lost;
   return report;
 }
@@ -138,6 +142,8 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   const auto pct = [&](std::uint64_t ticks) {
     return fixed(report.makespan ? 100.0 * static_cast<double>(ticks) / static_cast<double>(report.makespan) : 0) + "%";
   };
+  // What qualifies every figure below comes before them.
+  for (const std::string& warning : report.warnings) out << warning << "\n\n";
   auto cmd = trace.metadata.find("command_line");
   out << "run:       " << (cmd == trace.metadata.end() ? "?" : cmd->second) << '\n';
   // A run cut short or interrupted is analysed as far as it got; the reader must know that.
@@ -149,12 +155,14 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   for (std::size_t k = 0; k < report.summary.cores.size(); ++k) {
     const CoreTime& c = report.summary.cores[k];
     out << "  core " << k << ": " << pct(c.work) << " / " << pct(c.decision + c.communication + c.constraint_update)
-        << " / " << pct(c.idle) << "  (" << detail::plural(c.units, "unit") << ")\n";
+        << " / " << pct(c.idle) << "  (" << detail::plural(c.units, "unit")
+        << (c.os_taken ? ", and the OS took " + pct(c.os_taken) : std::string()) << ")\n";
   }
   const OverheadByKind& o = report.overhead;
   out << "\noverhead:  " << fixed(report.overhead_per_work * 100) << "% of work; unit size: " << report.unit_size_verdict << '\n'
       << "  by kind: assigner + switch " << ms(o.decision) << ", communication " << ms(o.communication) << ", lock wait "
-      << ms(o.lock_wait) << ", constraint update " << ms(o.constraint_update) << ", create " << ms(o.create) << '\n'
+      << ms(o.lock_wait) << ", constraint update " << ms(o.constraint_update) << ", create " << ms(o.create)
+      << ", recording " << ms(o.recording) << '\n'
       << "unit sizes (work, ticks): ";
   for (std::size_t k = 0; k < report.unit_size_histogram.size(); ++k) {
     if (report.unit_size_histogram[k]) out << "2^" << k << ":" << report.unit_size_histogram[k] << ' ';
@@ -208,7 +216,7 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
   out << "],\"overhead_per_work\":" << fixed(report.overhead_per_work, 6) << ",\"overhead_s\":{\"decision\":" << seconds(o.decision)
       << ",\"communication\":" << seconds(o.communication) << ",\"lock_wait\":" << seconds(o.lock_wait)
       << ",\"constraint_update\":" << seconds(o.constraint_update) << ",\"create\":" << seconds(o.create)
-      << "},\"unit_size\":" << json(report.unit_size_verdict)
+      << ",\"recording\":" << seconds(o.recording) << "},\"unit_size\":" << json(report.unit_size_verdict)
       << ",\"critical_path\":{\"work_s\":" << seconds(report.critical_path_work)
       << ",\"cycles_s\":" << seconds(report.critical_path_cycles) << ",\"units\":" << report.critical_path_units
       << ",\"share_of_makespan\":" << fixed(report.critical_path_share, 6) << ",\"parallelism\":" << fixed(report.parallelism, 6)
@@ -236,7 +244,9 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
   for (auto kind = report.lost.by_kind.begin(); kind != report.lost.by_kind.end(); ++kind) {
     out << (kind == report.lost.by_kind.begin() ? "" : ",") << json(kind->first) << ":" << seconds(kind->second);
   }
-  out << "}},\"notes\":[";
+  out << "}},\"warnings\":[";
+  for (std::size_t i = 0; i < report.warnings.size(); ++i) out << (i ? "," : "") << json(report.warnings[i]);
+  out << "],\"notes\":[";
   for (std::size_t i = 0; i < report.notes.size(); ++i) out << (i ? "," : "") << json(report.notes[i]);
   out << "],\"hints\":[";
   hints_json(report.hints);

@@ -39,6 +39,9 @@ constexpr OverheadKind kCommunicate{"state-update communication", "grey65"};
 constexpr OverheadKind kLock{"runtime-lock wait", "grey20"};
 constexpr OverheadKind kUpdate{"constraint update", "grey85"};
 constexpr OverheadKind kCreate{"create meta-unit", "rosybrown"};
+// Not overhead: time inside a work span when the core's thread did not run. Its own colour, so
+// a preempted unit is not read as a long one.
+constexpr OverheadKind kTaken{"taken by the OS", "#ffd700c0"};  // gold, the label shows through
 
 std::string fmt(double value, const char* format = "%.2f") {
   char text[64];
@@ -276,7 +279,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       double rate = -1;
       if (miss) {
         const double denominator = instructions ? static_cast<double>(unit->counters[*instructions])
-                                                : static_cast<double>(r.end - r.begin);
+                                                : static_cast<double>(unit->work());
         if (denominator > 0) {
           rate = static_cast<double>(unit->counters[*miss]) / denominator;
           rate_min = std::min(rate_min, rate);
@@ -290,6 +293,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
           block.height = y + height - block.y;
           block.ticks += r.handler_end - r.assign;
           block.work_ticks += r.end - r.begin;
+          block.taken_ticks += unit->taken;
           block.decide_ticks += r.begin - r.assign;
           block.lock_ticks += r.locked - r.end;
           block.communicate_ticks += r.handler - r.locked;
@@ -308,6 +312,8 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.height = height;
       block.ticks = r.handler_end - r.assign;
       block.work_ticks = r.end - r.begin;
+      block.taken_ticks = unit->taken;
+      if (unit->taken > 0) layout.taken_any = true;
       block.decide_ticks = r.begin - r.assign;
       block.lock_ticks = r.locked - r.end;
       block.communicate_ticks = r.handler - r.locked;
@@ -430,7 +436,9 @@ std::string block_tooltip(const ScgLayout& layout, const trace::Trace& trace, co
   std::string text = "unit " + std::to_string(r.unit) + ", " + vps(r.vp) + ", core " + std::to_string(block.core) +
                      "\\nbegan after " + began + "\\nended by " + trace.construct_name(r.ended_by) + " at " +
                      trace.site_name(r.site) + "\\ncycles " + std::to_string(block.ticks) + ": work " +
-                     std::to_string(block.work_ticks) + ", decide " + std::to_string(block.decide_ticks) +
+                     std::to_string(block.work_ticks) +
+                     (block.taken_ticks ? " (of which taken by the OS " + std::to_string(block.taken_ticks) + ")" : std::string()) +
+                     ", decide " + std::to_string(block.decide_ticks) +
                      ", communicate " + std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) +
                      "), " + (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
   for (std::size_t i = 0; i < block.first->counters.size() && i < trace.counters.size(); ++i) {
@@ -524,6 +532,13 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
         top += h;
       }
     }
+    if (block.merged == 1 && block.taken_ticks > 0 && block.ticks > 0) {
+      // The trace says how much of the work span the OS took, not when: drawn at the span's end.
+      const double per_tick = block.height / static_cast<double>(block.ticks);
+      const double work_end = block.y + static_cast<double>(block.decide_ticks + block.work_ticks) * per_tick;
+      const double h = static_cast<double>(block.taken_ticks) * per_tick;
+      overlay(block, tooltip, work_end - h, h, kTaken);
+    }
     if (block.critical) {
       set(node, "color", "black");  // not red: red lines are creations
       set(node, "penwidth", "2.5");
@@ -598,6 +613,10 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
               " of work; the run can be no shorter: split them</td></tr>";
   }
   if (layout.merged_any) legend += "<tr><td bgcolor='lightsteelblue'> </td><td align='left'>units below a point, merged per core</td></tr>";
+  if (layout.taken_any) {
+    legend += "<tr><td bgcolor='" + std::string(kTaken.color) + "'> </td><td align='left'>" + kTaken.name +
+              ": inside a unit's work span its core's thread did not run (how much is recorded, not when: drawn at the span's end)</td></tr>";
+  }
   if (layout.origin != layout.run_start || layout.makespan != run_span(trace).length()) {
     legend += "<tr><td colspan='2' align='left'>window: " + fmt(offset, "%.6g") + " to " +
               fmt(offset + static_cast<double>(layout.makespan), "%.6g") + " " + unit_word + "</td></tr>";

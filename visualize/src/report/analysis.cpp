@@ -19,6 +19,7 @@ const char* loss_kind_name(LossKind kind) {
     case LossKind::create: return "create";
     case LossKind::os: return "taken by the OS";
     case LossKind::unrecorded: return "not recorded";
+    case LossKind::recording: return "recording (the probe)";
   }
   return "?";
 }
@@ -80,6 +81,20 @@ std::uint64_t waits_inside(const std::vector<Interval>& waits, std::uint64_t beg
   return sum;
 }
 
+// unit_record_cost is what recording one unit cost, in ticks, as the trace measured it at its
+// start (0 on a simulated machine, whose virtual clock the probe does not advance, and in
+// traces that do not state it).
+std::uint64_t unit_record_cost(const trace::Trace& trace) {
+  auto source = trace.metadata.find("clock_source");
+  auto cost = trace.metadata.find("unit_record_cost_ns");
+  if (cost == trace.metadata.end() || (source != trace.metadata.end() && source->second == "virtual")) return 0;
+  try {
+    return static_cast<std::uint64_t>(std::max(0.0, std::stod(cost->second)) * trace.clock_hz / 1e9);
+  } catch (const std::exception&) {
+    return 0;  // the reader accepts any metadata text; a cost it cannot read counts as unknown
+  }
+}
+
 }  // namespace
 
 Analysis analyse(const trace::Trace& trace) {
@@ -103,6 +118,7 @@ Analysis analyse(const trace::Trace& trace) {
     if (!added && trace.constraints[known->second].time < c.time) known->second = i;
   }
   if (trace.units.empty() && trace.idle.empty()) return a;
+  const std::uint64_t record_cost = unit_record_cost(trace);
   const auto by_assign = [&](std::uint32_t x, std::uint32_t y) { return trace.units[x].record.assign < trace.units[y].record.assign; };
   for (auto& units : a.units_on_core) {
     // A core's units are recorded in time order: check (linear) before sorting (n log n).
@@ -175,6 +191,11 @@ Analysis analyse(const trace::Trace& trace) {
       a.entries.push_back(LossEntry{.kind = LossKind::run_end, .core = core, .begin = core_last, .end = span.last,
                                     .ticks = span.last - core_last});
     }
+    // The probe's readings and the unit record's copy happen between a unit's end and the next
+    // one's begin, inside the assigner-and-switch span: the recording is taken out of it.
+    const std::uint64_t recording = std::min(units.size() * record_cost, totals[static_cast<int>(LossKind::decision)]);
+    totals[static_cast<int>(LossKind::decision)] -= recording;
+    totals[static_cast<int>(LossKind::recording)] += recording;
     // Between the first and last record, what neither a unit nor an idle span covers.
     const std::uint64_t inside = core_last - core_first;
     if (inside > covered) totals[static_cast<int>(LossKind::unrecorded)] += inside - covered;

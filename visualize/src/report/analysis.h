@@ -33,8 +33,9 @@ enum class LossKind : std::uint8_t {
   create,             // handlers of VP creation
   os,                 // what the OS took from units' work spans (noise, not work)
   unrecorded,         // paused recording, writer waits and other gaps between records
+  recording,          // the probe's own cost: units x the trace's measured cost per unit
 };
-inline constexpr std::size_t kLossKinds = 10;
+inline constexpr std::size_t kLossKinds = 11;
 const char* loss_kind_name(LossKind kind);
 bool is_overhead(LossKind kind);
 
@@ -112,9 +113,11 @@ class Ledger {
   std::uint32_t rule_;
 };
 
-// RuleOutput is what rules add to the report: hints (ranked later by loss), notes shown before
-// every hint, and hints too small to be worth tuning.
+// RuleOutput is what rules add to the report: warnings that qualify every figure (shown first),
+// hints (ranked later by loss), notes shown before every hint, and hints too small to be worth
+// tuning.
 struct RuleOutput {
+  std::vector<std::string> warnings;
   std::vector<Hint> hints;
   std::vector<std::string> notes;
   std::vector<Hint> minor;

@@ -50,7 +50,8 @@ struct OverheadByKind {
   std::uint64_t lock_wait = 0;      // waiting for the runtime lock, before the assigner too (handoff records)
   std::uint64_t constraint_update = 0;  // request handlers other than creation
   std::uint64_t create = 0;         // create meta-unit: handlers of VP creation
-  std::uint64_t total() const { return decision + communication + lock_wait + constraint_update + create; }
+  std::uint64_t recording = 0;      // the probe's own cost (units x its measured cost per unit), taken out of decision
+  std::uint64_t total() const { return decision + communication + lock_wait + constraint_update + create + recording; }
 };
 
 // Report holds every number `moirai report` prints.
@@ -64,7 +65,8 @@ struct Report {
   std::string unit_size_verdict;  // "too small", "fine" or "too big" (StarSs-style)
   std::vector<Hint> hints;       // most lost time first; empty for a run with no problem worth tuning
   std::vector<Hint> minor_hints; // causes found that cost under a few per cent of the core time
-  std::vector<std::string> notes;  // shown before the hints
+  std::vector<std::string> warnings;  // qualify every figure (a busy machine): shown first
+  std::vector<std::string> notes;     // shown before the hints
   LostTime lost;
 
   // The critical path (unit_graph.h): the heaviest chain of program dependencies by work.

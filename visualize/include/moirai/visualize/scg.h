@@ -41,6 +41,7 @@ struct ScgBlock {
   std::uint32_t merged = 1;      // units in the block
   double y = 0, height = 0;      // points from the top
   std::uint64_t ticks = 0, work_ticks = 0;
+  std::uint64_t taken_ticks = 0;  // of the work span, what the OS gave to something else
   // The overhead split by life-line segment (ticks): decision to animate (assigner and switch),
   // state-update communication without the lock wait, the lock wait, and the constraint update
   // (create meta-unit when the unit ended by creating a VP).
@@ -72,6 +73,7 @@ struct ScgLayout {
   std::vector<ScgBlock> blocks;
   std::vector<ScgArc> arcs;
   bool merged_any = false;
+  bool taken_any = false;                  // some block's work span lost time to the OS
   bool overhead_detail = false;
   std::string miss_counter;                // the counter behind the work colour; empty = none
   std::string miss_denominator;            // "instruction" or "work tick"
