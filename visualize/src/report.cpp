@@ -168,6 +168,13 @@ Report build_report(const trace::Trace& trace) {
   }
   for (auto& [key, cause] : causes) report.idle_causes.push_back(cause);
   std::sort(report.idle_causes.begin(), report.idle_causes.end(), [](const IdleCause& a, const IdleCause& b) { return a.ticks > b.ticks; });
+  std::map<const IdleCause*, std::uint32_t> rank;  // map node -> its place among the sorted causes
+  for (auto& [key, cause] : causes) {
+    const auto sorted = std::find_if(report.idle_causes.begin(), report.idle_causes.end(),
+                                     [&](const IdleCause& c) { return c.construct == cause.construct && c.site == cause.site; });
+    rank[&cause] = static_cast<std::uint32_t>(sorted - report.idle_causes.begin());
+  }
+  for (const IdleCause* cause : cause_of_span) report.idle_span_cause.push_back(rank[cause]);
 
   // Unit sizes and overhead.
   std::uint64_t work = 0, overhead = 0, lock = 0;
