@@ -169,7 +169,7 @@ class PerfettoWriter {
     open_slice(kVpsPid, r.vp, r.begin, r.end, vp_label(r.vp), "work");
     out_ << ",\"args\":{\"unit\":";
     out_.number(static_cast<std::int64_t>(r.unit)) << ",\"core\":";
-    out_.number(model_.graph.nodes[node].core) << ",\"ended_by\":" << ending(r) << "}},\n";
+    out_.number(model_.graph.nodes[node].core) << "}},\n";
   }
 
   const detail::ExportModel& model_;

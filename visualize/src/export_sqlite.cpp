@@ -54,7 +54,6 @@ CREATE INDEX units_by_vp ON units (vp, begin_ns);
 CREATE INDEX units_by_site ON units (site);
 CREATE INDEX constraints_by_from ON constraints (from_unit);
 CREATE INDEX constraints_by_to ON constraints (to_unit);
-CREATE INDEX idle_by_core ON idle (core, begin_ns);
 CREATE INDEX idle_by_cause ON idle (cause);
 )sql";
 
@@ -187,7 +186,12 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
   for (std::uint32_t node : critical_path(model.graph, trace).nodes) critical[node] = true;
   auto unit = db.insert("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   auto delta = db.insert("INSERT INTO unit_counters VALUES (?, ?, ?)");
-  for (std::uint32_t n = 0; n < model.graph.nodes.size(); ++n) {
+  // Rows in unit id order: the table's key, so every insert appends to its B-tree.
+  const UnitGraph& graph = model.graph;
+  const std::size_t ids = graph.dense_node.empty() ? graph.node_of_id.size() : graph.dense_node.size();
+  for (std::size_t i = 0; i < ids; ++i) {
+    const std::uint32_t n = graph.dense_node.empty() ? graph.node_of_id[i] : graph.dense_node[i];
+    if (n == UINT32_MAX) continue;
     const trace::Unit& u = model.unit(n);
     const trace::UnitRecord& r = u.record;
     const std::uint32_t previous = model.previous_of_vp(n);
