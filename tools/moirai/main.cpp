@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +14,8 @@
 #include <vector>
 
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/core_set.h"
+#include "moirai/visualize/critical_path.h"
 #include "moirai/visualize/export.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
@@ -56,12 +59,13 @@ int bad_input(const std::string& message, const char* usage) {
 }
 
 // TracePrinter prints one trace's analysis as text or JSON.
-using TracePrinter = void (*)(std::ostream&, const std::string& path, const moirai::trace::Trace&, bool json);
+using TracePrinter = std::function<void(std::ostream&, const std::string& path, const moirai::trace::Trace&, bool json)>;
 
-// trace_command is `moirai NAME TRACE [--json]`: the shape `stats` and `report` share.
+// trace_command is `moirai NAME TRACE [--json]`: the shape `stats` and `report` share; a command
+// may take one more flag, `flag`, which sets `*flag_set`.
 int trace_command(const std::string& name, const std::vector<std::string_view>& args, const char* help,
-                  TracePrinter print) {
-  const std::string usage = "usage: moirai " + name + " TRACE [--json]\n";
+                  const TracePrinter& print, std::string_view flag = {}, bool* flag_set = nullptr) {
+  const std::string usage = "usage: moirai " + name + " TRACE [--json]" + (flag.empty() ? "" : " [" + std::string(flag) + "]") + "\n";
   std::string path;
   bool json = false;
   for (std::string_view arg : args) {
@@ -71,6 +75,8 @@ int trace_command(const std::string& name, const std::vector<std::string_view>& 
     }
     if (arg == "--json") {
       json = true;
+    } else if (!flag.empty() && arg == flag) {
+      *flag_set = true;
     } else if (arg.starts_with("-")) {
       return bad_input(name + ": unknown option '" + std::string(arg) + "'", usage.c_str());
     } else if (!path.empty()) {
@@ -109,8 +115,17 @@ void print_report(std::ostream& out, const std::string&, const moirai::trace::Tr
   }
 }
 
+void print_critical_path(std::ostream& out, const std::string&, const moirai::trace::Trace& trace, bool json) {
+  const moirai::visualize::CriticalPathListing listing = moirai::visualize::list_critical_path(trace);
+  if (json) {
+    moirai::visualize::print_critical_path_json(out, listing);
+  } else {
+    moirai::visualize::print_critical_path(out, listing);
+  }
+}
+
 constexpr const char* kReportHelp =
-    "usage: moirai report TRACE [--json]\n\n"
+    "usage: moirai report TRACE [--json] [--critical-path]\n\n"
     "Says where the run lost time and why: the makespan; work, overhead and idle per core; the\n"
     "overhead against the work and a verdict on the unit size (too small / fine / too big); a\n"
     "histogram of unit sizes; the critical path of the program's dependencies (its work against\n"
@@ -119,12 +134,15 @@ constexpr const char* kReportHelp =
     "each idle period (construct and call site), or to 'nothing left to run'; and hints for the\n"
     "patterns of the paper's section 3.4 (unused cores, creator starvation, an idle tail, unit\n"
     "size, runtime-lock contention), each with its cores, times and call site.\n\n"
-    "  --json   print the same numbers as one JSON object\n";
+    "  --json            print the same numbers as one JSON object\n"
+    "  --critical-path   list the critical path instead, unit by unit in order: unit, VP, core,\n"
+    "                    work, the arc it was reached by, the construct and call site that began\n"
+    "                    and ended it (their work adds up to the report's critical-path work)\n";
 
 constexpr const char* kScgUsage =
     "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT | --same-scale-as OTHER]\n"
-    "                  [--from TIME] [--to TIME] [--cores LIST] [--arcs LIST] [--same-core-arcs]\n"
-    "                  [--overhead total|detail] [--miss-range MIN,MAX]\n";
+    "                  [--from TIME] [--to TIME] [--cores SET] [--arcs LIST] [--same-core-arcs]\n"
+    "                  [--overhead total|detail] [--miss-range MIN,MAX] [--critical-path]\n";
 
 constexpr const char* kScgHelp =
     "\nDraws the Scheduling Consequence Graph (paper section 3.3.2): one column per core, time\n"
@@ -141,16 +159,20 @@ constexpr const char* kScgHelp =
     "                       directly (converted through both clocks' rates)\n"
     "  --from T, --to T     zoom to a window of the run; T counts from the run's start, in clock\n"
     "                       ticks, or with a unit: 12ms, 3.5us, 2s, 800ns\n"
-    "  --cores LIST         columns to draw, e.g. 0,2,3 (default all)\n"
+    "  --cores SET          columns to draw: numbers and ranges, e.g. 0-5,9 (default all)\n"
     "  --arcs LIST          arc kinds to draw: constructs of the trace, lock-handoff (runtime-lock\n"
     "                       causality) and core-succession (hardware order on a core); default:\n"
     "                       create_vp, send_from_to, send_of_type_to, send_of_type, singleton,\n"
     "                       singleton-end. A '-' in a name stands for a space.\n"
     "  --same-core-arcs     also draw constraint arcs between units on one core\n"
     "  --overhead MODE      total (default): one grey region; detail: assigner + switch,\n"
-    "                       communication, lock wait, constraint update / create, each its colour\n"
+    "                       communication, lock wait, constraint update / create, each its colour,\n"
+    "                       each where it happened in the unit's life-line (in time order)\n"
     "  --miss-range MIN,MAX misses per instruction drawn as pure blue and pure red (default: the\n"
-    "                       lowest and highest of the drawn units)\n";
+    "                       lowest and highest of the drawn units)\n"
+    "  --critical-path      draw the critical path (the heaviest chain of program dependencies by\n"
+    "                       work) over the graph: its blocks get a black rim, bold dashed lines join\n"
+    "                       them in order; `moirai report --critical-path` lists the same units\n";
 
 // parse_time reads a --from/--to value: clock ticks, or a number with s, ms, us or ns.
 std::optional<std::uint64_t> parse_time(const std::string& text, double clock_hz) {
@@ -263,13 +285,14 @@ int scg(const std::vector<std::string_view>& args) {
         return bad("--scale " + text + ": must be a number above 0");
       }
     } else if (arg == "--cores") {
-      if (!value(text)) return bad("--cores needs a list");
-      for (const std::string& core : split_list(text)) {
-        char* end = nullptr;
-        const unsigned long number = std::strtoul(core.c_str(), &end, 10);
-        if (core.empty() || *end != '\0') return bad("--cores " + text + ": '" + core + "' is not a core number");
-        options.cores.push_back(static_cast<std::uint32_t>(number));
+      if (!value(text)) return bad("--cores needs a set, e.g. 0-5,9");
+      try {
+        options.cores = moirai::visualize::parse_core_set(text);
+      } catch (const std::invalid_argument& error) {
+        return bad(std::string("--cores ") + error.what());
       }
+    } else if (arg == "--critical-path") {
+      options.critical_path = true;
     } else if (arg == "--arcs") {
       if (!value(text)) return bad("--arcs needs a list");
       for (std::string kind : split_list(text)) {
@@ -327,8 +350,9 @@ int scg(const std::vector<std::string_view>& args) {
       if (!*into) throw std::invalid_argument(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
     }
     moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
-    const std::string drawn = std::to_string(layout.blocks.size()) + " blocks on " + std::to_string(layout.cores.size()) +
-                              " cores, " + std::to_string(layout.arcs.size()) + " arcs" +
+    const std::string drawn = moirai::visualize::plural_text(layout.blocks.size(), "block") + " on " +
+                              moirai::visualize::format_core_set(layout.cores) + ", " +
+                              moirai::visualize::plural_text(layout.arcs.size(), "arc") +
                               (trace.units.empty() ? " (the trace has no units: an empty graph)" : "");
     const auto graph = moirai::visualize::scg_graph(layout, trace);
     // The graph holds copies of all it draws: the trace and the layout go before Graphviz lays it
@@ -349,8 +373,9 @@ constexpr const char* kUccHelp =
     "deepest unit constraining it); simple constraints are lines coloured by construct, a VP's\n"
     "consecutive units are joined by a dashed line, and each complex constraint (a typed-send\n"
     "group, a singleton) is a diamond with lines in from the units whose calls affect it and out\n"
-    "to the units it constrains. The critical path has a red rim; the legend gives the\n"
-    "parallelism (total work / critical-path work). A row shows 48 units, the rest of it merged.\n\n"
+    "to the units it constrains, placed between the two so that every line points down. The\n"
+    "critical path has a red rim; the legend gives the parallelism (total work / critical-path\n"
+    "work). A row shows 48 units, the rest of it merged.\n\n"
     "  -o FILE       output file (required)\n"
     "  -T FORMAT     svg, png or dot; default: from -o's extension (.dot, .gv, .png), else svg\n"
     "  --weighted    boxes as tall as the unit's instructions (its cycles of work when the trace\n"
@@ -378,11 +403,12 @@ int ucc(const std::vector<std::string_view>& args) {
   return drawing("ucc", path, output, format, kUccUsage, [&](const moirai::trace::Trace& trace) {
     const moirai::visualize::UccLayout layout = moirai::visualize::layout_ucc(trace, options);
     moirai::visualize::render_ucc(layout, format, output);
-    std::cout << output << ": " << trace.units.size() << " units, " << layout.nodes.size() << " nodes, "
-              << layout.arcs.size() << " arcs, parallelism " << layout.parallelism
+    using moirai::visualize::plural_text;
+    std::cout << output << ": " << plural_text(trace.units.size(), "unit") << ", " << plural_text(layout.nodes.size(), "node")
+              << ", " << plural_text(layout.arcs.size(), "arc") << ", parallelism " << layout.parallelism
               << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "")
-              << (layout.merged_units ? " (" + std::to_string(layout.merged_units) + " units merged into row nodes)" : "")
-              << (layout.omitted_units ? " (" + std::to_string(layout.omitted_units) + " units too deep to draw)" : "")
+              << (layout.merged_units ? " (" + plural_text(layout.merged_units, "unit") + " merged into row nodes)" : "")
+              << (layout.omitted_units ? " (" + plural_text(layout.omitted_units, "unit") + " too deep to draw)" : "")
               << '\n';
   });
 }
@@ -473,7 +499,15 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "stats") return trace_command("stats", args, kStatsHelp, print_stats);
-  if (command == "report") return trace_command("report", args, kReportHelp, print_report);
+  if (command == "report") {
+    bool critical = false;
+    return trace_command(
+        "report", args, kReportHelp,
+        [&](std::ostream& out, const std::string& path, const moirai::trace::Trace& trace, bool json) {
+          (critical ? print_critical_path : print_report)(out, path, trace, json);
+        },
+        "--critical-path", &critical);
+  }
   if (command == "scg") return scg(args);
   if (command == "ucc") return ucc(args);
   if (command == "sweep") return moirai::sweep::sweep_command(args);

@@ -140,7 +140,7 @@ void write_report_tables(Database& db, const trace::Trace& trace, const detail::
   for (std::uint32_t i = 0; i < trace.idle.size(); ++i) {
     const trace::Span& span = trace.idle[i];
     idle(i)(span.core)(model.ns(span.begin))(model.ns(span.end));
-    (i < report.idle_span_cause.size() ? idle(report.idle_span_cause[i]) : idle.null()).row();
+    (i < report.idle_span_cause.size() && report.idle_span_cause[i] != Report::kNoCause ? idle(report.idle_span_cause[i]) : idle.null()).row();
   }
   auto hint = db.insert("INSERT INTO hints VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (std::uint32_t h = 0; h < report.hints.size(); ++h) {
