@@ -371,6 +371,44 @@ TEST(ExportSqlite, CountersUserEventsAndLockWaitOfTheFullTrace) {
   std::remove(path.c_str());
 }
 
+// What the OS took from a unit's work span (trace::Unit::taken, from a trace's os_taken record)
+// is its own column and arg, and left out of the work, as `moirai stats` counts it.
+TEST(ExportSqliteAndPerfetto, WhatTheOsTookIsLeftOutOfWork) {
+  const std::string path = write_full_trace(scratch("full_os") + ".mtrace");
+  trace::Trace trace = trace::read_trace(path);
+  for (trace::Unit& unit : trace.units) {
+    if (unit.record.unit != 2) continue;  // u2 works [130, 330) on core 0
+    unit.taken = 40;
+    unit.switches = 2;
+    unit.migrations = 1;
+  }
+  const std::string db_path = scratch("sqlite_os") + ".db";
+  visualize::export_sqlite(trace, db_path);
+  {
+    Db db(db_path);
+    EXPECT_EQ(query(db.handle, "SELECT unit, work_ns, os_taken_ns, switches, migrations FROM units WHERE os_taken_ns > 0"), "2|160|40|2|1\n");
+    EXPECT_EQ(query(db.handle, "SELECT core, work_ns, os_taken_ns FROM cores ORDER BY core"), "0|310|40\n1|310|0\n");
+    EXPECT_EQ(query(db.handle, "SELECT c.work_ns = sum(u.work_ns) FROM cores c JOIN units u USING (core) GROUP BY c.core"), "1\n1\n");
+  }
+  const std::string json_path = scratch("perfetto_os") + ".json";
+  visualize::export_perfetto(trace, json_path);
+  std::ifstream file(json_path);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  std::uint64_t with_taken = 0;
+  for (const nlohmann::json& event : json["traceEvents"]) {
+    if (event.value("cat", "") != "unit" || !event["args"].contains("os_taken_ns")) continue;
+    ++with_taken;
+    EXPECT_EQ(event["args"]["unit"], 2);
+    EXPECT_EQ(event["args"]["os_taken_ns"], 40);
+    EXPECT_EQ(event["args"]["switches"], 2);
+    EXPECT_EQ(event["args"]["migrations"], 1);
+  }
+  EXPECT_EQ(with_taken, 1u);
+  std::remove(db_path.c_str());
+  std::remove(json_path.c_str());
+  std::remove(path.c_str());
+}
+
 TEST(ExportSqlite, ADirectoryAsOutputIsAnExportError) {
   const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
   EXPECT_THROW(visualize::export_sqlite(trace, ::testing::TempDir()), visualize::ExportError);

@@ -124,6 +124,12 @@ class PerfettoWriter {
         << json_text(vp_names_, r.vp, [&] { return model_.vp_name(r.vp); }) << ",\"ended_by\":" << ending(r);
     const std::uint32_t previous = model_.previous_of_vp(node);
     if (previous != UINT32_MAX) out_ << ",\"began_by\":" << ending(model_.unit(previous).record);
+    if (unit.taken != 0) {  // what the OS took from the work span (trace::Unit::taken)
+      out_ << ",\"os_taken_ns\":";
+      out_.number(model_.duration_ns(r.begin, r.begin + unit.taken)) << ",\"switches\":";
+      out_.number(unit.switches) << ",\"migrations\":";
+      out_.number(unit.migrations);
+    }
     if (!trace_.counters.empty()) {
       out_ << ",\"counters\":{";
       for (std::size_t c = 0; c < trace_.counters.size() && c < unit.counters.size(); ++c) {

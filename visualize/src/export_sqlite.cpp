@@ -7,6 +7,7 @@
 
 #include <sqlite3.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <filesystem>
 
@@ -24,7 +25,7 @@ CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE constructs (kind INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE call_sites (site INTEGER PRIMARY KEY, file TEXT, line INTEGER, function TEXT, name TEXT NOT NULL);
 CREATE TABLE cores (core INTEGER PRIMARY KEY, units INTEGER, work_ns INTEGER, decision_ns INTEGER,
-  communication_ns INTEGER, lock_wait_ns INTEGER, constraint_update_ns INTEGER, idle_ns INTEGER);
+  communication_ns INTEGER, lock_wait_ns INTEGER, constraint_update_ns INTEGER, idle_ns INTEGER, os_taken_ns INTEGER);
 CREATE TABLE vps (vp INTEGER PRIMARY KEY, name TEXT, home_core INTEGER, creation_site INTEGER);
 CREATE TABLE counters (counter INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE units (unit INTEGER PRIMARY KEY, vp INTEGER NOT NULL, core INTEGER NOT NULL,
@@ -32,7 +33,8 @@ CREATE TABLE units (unit INTEGER PRIMARY KEY, vp INTEGER NOT NULL, core INTEGER 
   assign_ns INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL, locked_ns INTEGER NOT NULL,
   handler_ns INTEGER NOT NULL, handler_end_ns INTEGER NOT NULL,
   decision_ns INTEGER NOT NULL, work_ns INTEGER NOT NULL, communication_ns INTEGER NOT NULL,
-  lock_wait_ns INTEGER NOT NULL, constraint_update_ns INTEGER NOT NULL, critical INTEGER NOT NULL);
+  lock_wait_ns INTEGER NOT NULL, constraint_update_ns INTEGER NOT NULL, critical INTEGER NOT NULL,
+  os_taken_ns INTEGER NOT NULL, switches INTEGER NOT NULL, migrations INTEGER NOT NULL);
 CREATE TABLE unit_counters (unit INTEGER NOT NULL, counter INTEGER NOT NULL, delta INTEGER NOT NULL,
   PRIMARY KEY (unit, counter)) WITHOUT ROWID;
 CREATE TABLE constraints (id INTEGER PRIMARY KEY, construct INTEGER NOT NULL, from_unit INTEGER NOT NULL,
@@ -164,12 +166,12 @@ void write_definitions(Database& db, const trace::Trace& trace, const detail::Ex
   for (std::uint32_t kind = 0; kind < trace.constructs.size(); ++kind) construct(kind)(trace.construct_name(kind)).row();
   auto site = db.insert("INSERT INTO call_sites VALUES (?, ?, ?, ?, ?)");
   for (const auto& [id, where] : trace.sites) site(id)(where.file)(where.line)(where.function)(trace.site_name(id)).row();
-  auto core = db.insert("INSERT INTO cores VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
+  auto core = db.insert("INSERT INTO cores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const RunSummary summary = summarize(trace);
   const auto ns = [&](std::uint64_t ticks) { return model.duration_ns(model.origin, model.origin + ticks); };
   for (std::uint32_t c = 0; c < summary.cores.size(); ++c) {
     const CoreTime& t = summary.cores[c];
-    core(c)(as_int(t.units))(ns(t.work))(ns(t.decision))(ns(t.communication))(ns(t.lock_wait))(ns(t.constraint_update))(ns(t.idle)).row();
+    core(c)(as_int(t.units))(ns(t.work))(ns(t.decision))(ns(t.communication))(ns(t.lock_wait))(ns(t.constraint_update))(ns(t.idle))(ns(t.os_taken)).row();
   }
   auto vp = db.insert("INSERT INTO vps VALUES (?, ?, ?, ?)");
   for (const trace::Trace::Vp& v : trace.vps) {
@@ -184,7 +186,7 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
   // The critical path of the program's dependencies (unit_graph.h), as a flag per node.
   std::vector<bool> critical(model.graph.nodes.size());
   for (std::uint32_t node : critical_path(model.graph, trace).nodes) critical[node] = true;
-  auto unit = db.insert("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  auto unit = db.insert("INSERT INTO units VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   auto delta = db.insert("INSERT INTO unit_counters VALUES (?, ?, ?)");
   // Rows in unit id order: the table's key, so every insert appends to its B-tree.
   const UnitGraph& graph = model.graph;
@@ -198,8 +200,11 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
     unit(as_int(r.unit))(as_int(r.vp))(u.core)(r.ended_by)(r.site);
     (previous == UINT32_MAX ? unit.null() : unit(model.unit(previous).record.site));
     unit(model.ns(r.assign))(model.ns(r.begin))(model.ns(r.end))(model.ns(r.locked))(model.ns(r.handler))(model.ns(r.handler_end));
-    unit(model.duration_ns(r.assign, r.begin))(model.duration_ns(r.begin, r.end))(model.duration_ns(r.locked, r.handler));
-    unit(model.duration_ns(r.end, r.locked))(model.duration_ns(r.handler, r.handler_end))(critical[n] ? 1 : 0).row();
+    // Work is the work span less what the OS took from it (trace::Unit::work), as in the cores table.
+    const std::int64_t span_ns = model.duration_ns(r.begin, r.end), taken_ns = std::min(span_ns, model.duration_ns(r.begin, r.begin + u.taken));
+    unit(model.duration_ns(r.assign, r.begin))(span_ns - taken_ns)(model.duration_ns(r.locked, r.handler));
+    unit(model.duration_ns(r.end, r.locked))(model.duration_ns(r.handler, r.handler_end))(critical[n] ? 1 : 0);
+    unit(taken_ns)(u.switches)(u.migrations).row();
     for (std::uint32_t c = 0; c < u.counters.size(); ++c) delta(as_int(r.unit))(c)(as_int(u.counters[c])).row();
   }
   auto constraint = db.insert("INSERT INTO constraints VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
