@@ -16,6 +16,7 @@
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/core_set.h"
 #include "moirai/visualize/critical_path.h"
+#include "moirai/visualize/export.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
@@ -38,7 +39,9 @@ constexpr const char* kHelp =
     "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n"
     "  sweep --param NAME=V1,V2,... -- COMMAND ARGS...\n"
     "                         run COMMAND once per value of {NAME}, record each run and\n"
-    "                         compare them: table, CSV, plot, same-scale SCGs, best value\n\n"
+    "                         compare them: table, CSV, plot, same-scale SCGs, best value\n"
+    "  export TRACE --format otf2|perfetto|sqlite -o OUT\n"
+    "                         the trace for Vampir (OTF2), Perfetto (Trace Event JSON) or SQL\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
 
@@ -150,7 +153,7 @@ constexpr const char* kScgHelp =
     "instruction) when the trace recorded a miss counter, and neutral otherwise. Hover a block\n"
     "for its VP, the call sites that began and ended it, its cycles and counters.\n\n"
     "  -o FILE              output file (required)\n"
-    "  -T FORMAT            svg (default), png or dot\n"
+    "  -T FORMAT            svg, png or dot; default: from -o's extension (.dot, .gv, .png), else svg\n"
     "  --scale N            clock ticks per point (1/72 inch); default: fit about 1600 points\n"
     "  --same-scale-as F    draw at the scale trace F gets by default, so the two graphs compare\n"
     "                       directly (converted through both clocks' rates)\n"
@@ -202,13 +205,19 @@ std::vector<std::string> split_list(std::string_view text) {
   return parts;
 }
 
-// drawing is the end `scg` and `ucc` share: check that a trace and an output were given, read
-// the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
+// drawing is the end `scg` and `ucc` share: check that a trace and an output were given, take
+// the format from the output's extension when -T did not give it, read the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
 template <class Draw>
-int drawing(const std::string& name, const std::string& path, const std::string& output, const char* usage, Draw draw) {
+int drawing(const std::string& name, const std::string& path, const std::string& output, std::string& format,
+            const char* usage, Draw draw) {
   const auto bad = [&](const std::string& message) { return bad_input(name + ": " + message, usage); };
   if (path.empty()) return bad("no trace file given");
   if (output.empty()) return bad("no output file given (-o FILE)");
+  if (format.empty()) {
+    // Without -T the file's extension says: `-o x.dot` is DOT that Graphviz's tools read.
+    const std::string_view file = output;
+    format = file.ends_with(".dot") || file.ends_with(".gv") ? "dot" : file.ends_with(".png") ? "png" : "svg";
+  }
   try {
     moirai::trace::Trace trace = moirai::trace::read_trace(path);
     if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
@@ -223,6 +232,15 @@ int drawing(const std::string& name, const std::string& path, const std::string&
     std::cerr << "moirai: error: " << name << ": " << error.what() << '\n';
     return 1;
   }
+}
+
+// trace_argument takes an argument that is no option the command knows: the trace's path, or
+// the error to report (an unknown option, a second trace).
+std::string trace_argument(std::string_view arg, std::string& path) {
+  if (arg.starts_with("-")) return "unknown option '" + std::string(arg) + "'";
+  if (!path.empty()) return "one trace at a time ('" + path + "' and '" + std::string(arg) + "')";
+  path = arg;
+  return {};
 }
 
 // output_option handles the -o and -T options `scg` and `ucc` share; it returns false when
@@ -243,7 +261,7 @@ bool output_option(const std::vector<std::string_view>& args, std::size_t& i, st
 }
 
 int scg(const std::vector<std::string_view>& args) {
-  std::string path, output, format = "svg", same_scale_as, from_text, to_text;
+  std::string path, output, format, same_scale_as, from_text, to_text;
   moirai::visualize::ScgOptions options;
   const auto bad = [](const std::string& message) { return bad_input("scg: " + message, kScgUsage); };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -316,7 +334,7 @@ int scg(const std::vector<std::string_view>& args) {
     }
   }
   if (!same_scale_as.empty() && options.cycles_per_point > 0) return bad("--scale and --same-scale-as exclude each other");
-  return drawing("scg", path, output, kScgUsage, [&](moirai::trace::Trace& trace) {
+  return drawing("scg", path, output, format, kScgUsage, [&](moirai::trace::Trace& trace) {
     if (!same_scale_as.empty()) {
       try {
         const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
@@ -359,13 +377,13 @@ constexpr const char* kUccHelp =
     "critical path has a red rim; the legend gives the parallelism (total work / critical-path\n"
     "work). A row shows 48 units, the rest of it merged.\n\n"
     "  -o FILE       output file (required)\n"
-    "  -T FORMAT     svg (default), png or dot\n"
+    "  -T FORMAT     svg, png or dot; default: from -o's extension (.dot, .gv, .png), else svg\n"
     "  --weighted    boxes as tall as the unit's instructions (its cycles of work when the trace\n"
     "                has no instruction counter; the legend says which), placed by the weight\n"
     "                of the heaviest chain above them\n";
 
 int ucc(const std::vector<std::string_view>& args) {
-  std::string path, output, format = "svg";
+  std::string path, output, format;
   moirai::visualize::UccOptions options;
   const auto bad = [](const std::string& message) { return bad_input("ucc: " + message, kUccUsage); };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -378,15 +396,11 @@ int ucc(const std::vector<std::string_view>& args) {
       if (!error.empty()) return bad(error);
     } else if (arg == "--weighted") {
       options.weighted = true;
-    } else if (arg.starts_with("-")) {
-      return bad("unknown option '" + std::string(arg) + "'");
-    } else if (!path.empty()) {
-      return bad("one trace at a time ('" + path + "' and '" + std::string(arg) + "')");
-    } else {
-      path = arg;
+    } else if (const std::string problem = trace_argument(arg, path); !problem.empty()) {
+      return bad(problem);
     }
   }
-  return drawing("ucc", path, output, kUccUsage, [&](const moirai::trace::Trace& trace) {
+  return drawing("ucc", path, output, format, kUccUsage, [&](const moirai::trace::Trace& trace) {
     const moirai::visualize::UccLayout layout = moirai::visualize::layout_ucc(trace, options);
     moirai::visualize::render_ucc(layout, format, output);
     using moirai::visualize::plural_text;
@@ -397,6 +411,80 @@ int ucc(const std::vector<std::string_view>& args) {
               << (layout.omitted_units ? " (" + plural_text(layout.omitted_units, "unit") + " too deep to draw)" : "")
               << '\n';
   });
+}
+
+constexpr const char* kExportUsage = "usage: moirai export TRACE --format otf2|perfetto|sqlite -o OUT\n";
+
+constexpr const char* kExportHelp =
+    "\nWrites the trace for the tools people already use (docs/export.md):\n\n"
+    "  --format otf2       an OTF2 archive for Vampir and the Score-P tools: OUT is a new (or\n"
+    "                      empty) directory, its anchor file OUT/traces.otf2. A location per\n"
+    "                      core, a region per life-line segment named by construct and call\n"
+    "                      site, cross-core constraints as MPI messages, counters as metrics,\n"
+    "                      user events as markers.\n"
+    "  --format perfetto   Chrome Trace Event JSON for ui.perfetto.dev (or chrome://tracing): a\n"
+    "                      track per core with units and their overhead segments nested, a track\n"
+    "                      per VP, a flow arrow per constraint, counter tracks, user events.\n"
+    "  --format sqlite     an SQLite database (OUT is replaced): cores, VPs, units with their\n"
+    "                      life-line segments and counter deltas, constraints, idle spans with\n"
+    "                      their cause, the report's hints, the metadata.\n"
+    "  -o OUT              where to write (required)\n\n"
+    "Times are nanoseconds since the run's first reading, converted from the trace's clock.\n"
+    "Exit status: 0 done; 2 bad input (flags, a missing or corrupt trace, an OUT that cannot be\n"
+    "written).\n";
+
+int export_command(const std::vector<std::string_view>& args) {
+  std::string path, output, format;
+  const auto bad = [](const std::string& message) { return bad_input("export: " + message, kExportUsage); };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kExportUsage << kExportHelp;
+      return 0;
+    } else if (arg == "--format" || arg == "-o") {
+      if (i + 1 >= args.size()) return bad(arg == "-o" ? "-o needs a file" : "--format needs otf2, perfetto or sqlite");
+      (arg == "-o" ? output : format) = args[++i];
+    } else if (const std::string problem = trace_argument(arg, path); !problem.empty()) {
+      return bad(problem);
+    }
+  }
+  using Exporter = moirai::visualize::ExportCounts (*)(const moirai::trace::Trace&, const std::string&);
+  Exporter exporter = nullptr;
+  const char* arcs = "";
+  if (format == "otf2") {
+    exporter = moirai::visualize::export_otf2;
+    arcs = "messages (cross-core constraints)";
+  } else if (format == "perfetto") {
+    exporter = moirai::visualize::export_perfetto;
+    arcs = "flows";
+  } else if (format == "sqlite") {
+    exporter = moirai::visualize::export_sqlite;
+    arcs = "constraints";
+  } else if (format.empty()) {
+    return bad("no format given (--format otf2, perfetto or sqlite)");
+  } else {
+    return bad("--format " + format + ": not one of otf2, perfetto, sqlite");
+  }
+  if (path.empty()) return bad("no trace file given");
+  if (output.empty()) return bad("no output given (-o OUT)");
+  try {
+    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
+    if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+    const moirai::visualize::ExportCounts counts = exporter(trace, output);
+    std::cout << output << ": " << format << ", " << counts.units << " units, " << counts.arcs << ' ' << arcs << ", "
+              << counts.cross_core << " cross-core constraints, " << counts.bytes << " bytes";
+    if (counts.unresolved) {
+      std::cout << " (" << counts.unresolved << " constraints name a unit the trace lacks or point back in time: "
+                << (format == "sqlite" ? "rows with resolved = 0)" : "left out)");
+    }
+    std::cout << '\n';
+    return 0;
+  } catch (const moirai::trace::TraceError& error) {
+    std::cerr << "moirai: error: " << path << ": " << error.what() << '\n';
+    return 2;
+  } catch (const moirai::visualize::ExportError& error) {
+    return bad(error.what());
+  }
 }
 
 }  // namespace
@@ -423,5 +511,6 @@ int main(int argc, char** argv) {
   if (command == "scg") return scg(args);
   if (command == "ucc") return ucc(args);
   if (command == "sweep") return moirai::sweep::sweep_command(args);
+  if (command == "export") return export_command(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }

@@ -59,6 +59,7 @@ Report build_report(const trace::Trace& trace) {
   report.lost.core_time = analysis.core_time;
   report.lost.work = analysis.work;
   std::map<std::pair<std::string, std::string>, IdleCause> causes;
+  std::vector<const IdleCause*> cause_of_span(trace.idle.size(), nullptr);  // per Trace::idle span
   std::uint64_t lost = 0;
   for (const LossEntry& e : analysis.entries) {
     lost += e.ticks;
@@ -82,6 +83,7 @@ Report build_report(const trace::Trace& trace) {
         cause.ticks += e.ticks;
         ++cause.periods;
         cause.cores.push_back(e.core);
+        if (e.span != report::kNone) cause_of_span[e.span] = &cause;
         break;
       }
       default: break;
@@ -94,6 +96,17 @@ Report build_report(const trace::Trace& trace) {
     report.idle_causes.push_back(cause);
   }
   std::stable_sort(report.idle_causes.begin(), report.idle_causes.end(), [](const IdleCause& a, const IdleCause& b) { return a.ticks > b.ticks; });
+  // Each recorded idle span's cause, as its place among the sorted causes.
+  std::map<const IdleCause*, std::uint32_t> rank;  // map node -> its place among the sorted causes
+  for (auto& [key, cause] : causes) {
+    const auto sorted = std::find_if(report.idle_causes.begin(), report.idle_causes.end(),
+                                     [&](const IdleCause& c) { return c.construct == cause.construct && c.site == cause.site; });
+    rank[&cause] = static_cast<std::uint32_t>(sorted - report.idle_causes.begin());
+  }
+  report.idle_span_cause.assign(trace.idle.size(), Report::kNoCause);
+  for (std::size_t span = 0; span < cause_of_span.size(); ++span) {
+    if (cause_of_span[span] != nullptr) report.idle_span_cause[span] = rank[cause_of_span[span]];
+  }
 
   // Unit sizes.
   for (const trace::Unit& unit : trace.units) {

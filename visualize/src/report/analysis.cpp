@@ -169,7 +169,8 @@ Analysis analyse(const trace::Trace& trace) {
       core_last = std::max(core_last, idle.end);
       const std::uint64_t locked = waits_inside(waits[core], idle.begin, idle.end);
       totals[static_cast<int>(LossKind::lock_wait)] += locked;
-      LossEntry entry{.core = core, .begin = idle.begin, .end = idle.end, .ticks = idle.end - idle.begin - locked};
+      LossEntry entry{.core = core, .begin = idle.begin, .end = idle.end, .ticks = idle.end - idle.begin - locked,
+                      .span = static_cast<std::uint32_t>(i)};
       // The unit that ended the idle span is the next one on the core, freed by its latest constraint.
       const auto next = std::partition_point(units.begin(), units.end(),
                                              [&](std::uint32_t u) { return trace.units[u].record.assign < idle.end; });

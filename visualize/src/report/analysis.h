@@ -49,6 +49,7 @@ struct LossEntry {
   std::uint32_t next_unit = kNone;   // idle: index into Trace::units of the unit that ended it
   std::uint32_t freed_by = kNone;    // idle: index into Trace::constraints of what freed that unit
   std::uint32_t owner = kNone;       // the rule (index into the composition) that claimed it
+  std::uint32_t span = kNone;        // idle, run_end: the recorded span (index into Trace::idle), if any
 };
 
 // Analysis is the partition and the facts about the run every rule reads.

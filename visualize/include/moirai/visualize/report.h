@@ -56,9 +56,11 @@ struct OverheadByKind {
 
 // Report holds every number `moirai report` prints.
 struct Report {
+  static constexpr std::uint32_t kNoCause = UINT32_MAX;  // idle_span_cause of a span with no cause
   std::uint64_t makespan = 0;   // ticks from the first to the last reading
   RunSummary summary;
   std::vector<IdleCause> idle_causes;  // most idle time first
+  std::vector<std::uint32_t> idle_span_cause;  // per span of Trace::idle: its index in idle_causes (kNoCause: none, a span of no time)
   std::vector<std::uint64_t> unit_size_histogram;  // units by work ticks, bucket k: [2^k, 2^(k+1))
   double overhead_per_work = 0;  // all overhead / all work
   OverheadByKind overhead;
