@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The probe effect of recording, measured: matmul (default size) and a same-core ping-pong, each
-# with recording (a) compiled out, (b) compiled in but off, (c) on with timestamps only,
-# (d) on with PAPI software events. Prints a markdown report (docs/performance.md quotes it).
+# with recording (a) compiled out, (b) compiled in but off, (c) on with timestamps only (OS-time
+# measure off), (o) on as by default (timestamps and what the OS took from each unit), (d) as (o)
+# with two software counters (PAPI, or the kernel's perf_event where PAPI cannot count them). Prints a markdown report (docs/performance.md quotes it).
 #
 #   bench/probe_effect.sh              build both builds, then measure
 #   bench/probe_effect.sh --no-build   measure the builds already there
@@ -37,7 +38,8 @@ variant_dir() { [[ $1 == a ]] && echo build/no-recording || echo build/release; 
 # variant_args VARIANT TRACE: the recording flags of a variant.
 variant_args() {
   case $1 in
-    c) echo "--trace $2 --counters none" ;;
+    c) echo "--trace $2 --counters none --no-os-time" ;;
+    o) echo "--trace $2 --counters none" ;;
     d) echo "--trace $2 --counters $software" ;;
   esac
 }
@@ -45,7 +47,7 @@ variant_args() {
 # The variants take turns, so a drift of the machine (page reclaim, frequency) spreads over all
 # of them instead of favouring whichever ran last.
 for _ in $(seq "$reps"); do
-  for variant in a b c d; do
+  for variant in a b c o d; do
     dir=$(variant_dir "$variant")
     # shellcheck disable=SC2046
     run_once "$dir/apps/matmul/matmul" "$matmul_time" $(variant_args "$variant" "$out/$variant") >> "$out/matmul_$variant"
@@ -55,7 +57,7 @@ for _ in $(seq "$reps"); do
   done
 done
 declare -A value range
-for variant in a b c d; do
+for variant in a b c o d; do
   value[matmul_$variant]=$(median < "$out/matmul_$variant")
   value[ping_$variant]=$(median < "$out/ping_$variant.times")
   range[matmul_$variant]=$(spread < "$out/matmul_$variant")
@@ -66,7 +68,12 @@ done
 stats() { build/release/tools/moirai stats --json "$1"; }
 # field JSON KEY: the first number stored under KEY (the run's total, before the per-core ones).
 field() { grep -o "\"$2\":[0-9.]*" <<<"$1" | head -1 | cut -d: -f2; }
-pc=$(stats "$out/ping_c"); pd=$(stats "$out/ping_d"); mc=$(stats "$out/c")
+pc=$(stats "$out/ping_c"); po=$(stats "$out/ping_o"); pd=$(stats "$out/ping_d"); mc=$(stats "$out/c")
+units_o=$(field "$po" units)
+# The OS-time measure's cost per unit: (o) - (c) on the ping-pong, over its units.
+os_per_unit=$(awk -v o="${value[ping_o]}" -v c="${value[ping_c]}" -v u="$units_o" -v n="$rounds" \
+  'BEGIN { printf "%.0f", (o - c) * 1000 * n / u }')
+backends=$(grep -o '"counter_backends":\[[^]]*\]' <<<"$pd" | grep -o '"[a-z_]*"' | tail -n +2 | sort -u | tr -d '"' | paste -sd, -)
 records_c=$(field "$pc" records); units_c=$(field "$pc" units); bytes_c=$(field "$pc" bytes)
 units_d=$(field "$pd" units); bytes_d=$(field "$pd" bytes)
 m_units=$(field "$mc" units); m_bytes=$(field "$mc" bytes)
@@ -91,10 +98,12 @@ At source revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), \`
 | --- | ---: | ---: | ---: | ---: |
 | (a) recording compiled out | ${value[matmul_a]} s (${range[matmul_a]}) | | ${value[ping_a]} (${range[ping_a]}) | |
 | (b) compiled in, off | ${value[matmul_b]} s (${range[matmul_b]}) | $(pct "${value[matmul_b]}" "${value[matmul_a]}") | ${value[ping_b]} (${range[ping_b]}) | $(pct "${value[ping_b]}" "${value[ping_a]}") |
-| (c) on, timestamps only | ${value[matmul_c]} s (${range[matmul_c]}) | $(pct "${value[matmul_c]}" "${value[matmul_a]}") | ${value[ping_c]} (${range[ping_c]}) | $(pct "${value[ping_c]}" "${value[ping_a]}") |
-| (d) on, PAPI $software | ${value[matmul_d]} s (${range[matmul_d]}) | $(pct "${value[matmul_d]}" "${value[matmul_a]}") | ${value[ping_d]} (${range[ping_d]}) | $(pct "${value[ping_d]}" "${value[ping_a]}") |
+| (c) on, timestamps only (--no-os-time) | ${value[matmul_c]} s (${range[matmul_c]}) | $(pct "${value[matmul_c]}" "${value[matmul_a]}") | ${value[ping_c]} (${range[ping_c]}) | $(pct "${value[ping_c]}" "${value[ping_a]}") |
+| (o) on, the default: timestamps + OS time | ${value[matmul_o]} s (${range[matmul_o]}) | $(pct "${value[matmul_o]}" "${value[matmul_a]}") | ${value[ping_o]} (${range[ping_o]}) | $(pct "${value[ping_o]}" "${value[ping_a]}") |
+| (d) on, OS time + $software (${backends:-no backend}) | ${value[matmul_d]} s (${range[matmul_d]}) | $(pct "${value[matmul_d]}" "${value[matmul_a]}") | ${value[ping_d]} (${range[ping_d]}) | $(pct "${value[ping_d]}" "${value[ping_a]}") |
 
 - amortised cost of one record as written, timestamps only: ${per_record} ns ((c) - (b) on the ping-pong, over its ${records_c} records); per instrumentation point: ${per_point} ns (a unit record holds six)
+- the OS-time measure: ${os_per_unit} ns per unit ((o) - (c) on the ping-pong, over its ${units_o} units; it reads the thread's CPU clock and the CPU at both ends of a unit)
 - matmul's recording cost from that figure: ${matmul_records} records x ${per_record} ns = ${matmul_bound} of the run (its timings above vary more than that from run to run)
 - trace bytes per unit: ping-pong (c) $(awk -v b="$bytes_c" -v u="$units_c" 'BEGIN{printf "%.1f", b/u}'), (d) $(awk -v b="$bytes_d" -v u="$units_d" 'BEGIN{printf "%.1f", b/u}'); matmul (c) $(awk -v b="$m_bytes" -v u="$m_units" 'BEGIN{printf "%.1f", b/u}') (few, large units: the header dominates)
 REPORT

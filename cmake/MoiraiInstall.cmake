@@ -35,17 +35,18 @@ install(FILES ${PROJECT_BINARY_DIR}/MoiraiConfig.cmake ${PROJECT_BINARY_DIR}/Moi
               ${CMAKE_CURRENT_LIST_DIR}/modules/Findhwloc.cmake
               ${CMAKE_CURRENT_LIST_DIR}/modules/FindPAPI.cmake
               ${CMAKE_CURRENT_LIST_DIR}/modules/FindGraphviz.cmake
+              ${CMAKE_CURRENT_LIST_DIR}/modules/FindOTF2.cmake
               ${CMAKE_CURRENT_LIST_DIR}/modules/MoiraiFindLibrary.cmake
         DESTINATION ${moirai_cmake_dir} COMPONENT Moirai_Development)
 
 # moirai.pc: static libraries need their dependencies on every link, shared ones only their own.
 if(BUILD_SHARED_LIBS)
   set(MOIRAI_PC_REQUIRES "")
-  set(MOIRAI_PC_REQUIRES_PRIVATE "hwloc papi libcgraph libgvc zlib")
+  set(MOIRAI_PC_REQUIRES_PRIVATE "hwloc papi libcgraph libgvc zlib otf2 sqlite3")
   set(MOIRAI_PC_LIBS_PRIVATE "-lboost_context -pthread")
   set(MOIRAI_PC_LIBS_DEPS "")
 else()
-  set(MOIRAI_PC_REQUIRES "hwloc papi libcgraph libgvc zlib")
+  set(MOIRAI_PC_REQUIRES "hwloc papi libcgraph libgvc zlib otf2 sqlite3")
   set(MOIRAI_PC_REQUIRES_PRIVATE "")
   set(MOIRAI_PC_LIBS_PRIVATE "")
   set(MOIRAI_PC_LIBS_DEPS "-lboost_context -pthread")

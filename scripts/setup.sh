@@ -9,6 +9,11 @@ packages=(
   libhwloc-dev                              # topology and pinning
   libpapi-dev                               # performance counters
   libgraphviz-dev                           # cgraph + gvc for the SCG and UCC
+  graphviz                                  # neato and gvpr: the DOT of `moirai scg` re-rendered
+  libopen-trace-format2-dev otf2-tools      # `moirai export --format otf2`; otf2-print reads it back
+  libsqlite3-dev sqlite3                    # `moirai export --format sqlite`; the CLI for its tests
+  nlohmann-json3-dev jq                     # the tests parse the Perfetto JSON export
+  time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-14 libclang-rt-14-dev               # libFuzzer for the trace reader
   clang-16                                  # the install test builds the example with clang

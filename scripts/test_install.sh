@@ -102,9 +102,9 @@ CMAKE
 echo 'int main() {}' >"$work/parent/main.cpp"
 run_logged "$work/parent.log" cmake -S "$work/parent" -B "$work/parent/build"
 others=$(cmake --build "$work/parent/build" --target help | sed -n 's/^\.\.\. \([^ ]*\).*/\1/p' |
-         grep -v -e '^moirai' -e '^matmul$' -e '^all$' -e '^clean$' -e '^depend$' -e '^edit_cache$' \
+         grep -v -e '^moirai[_-]' -e '^matmul$' -e '^all$' -e '^clean$' -e '^depend$' -e '^edit_cache$' \
                  -e '^rebuild_cache$' -e '^install' -e '^list_install_components$' -e '\.[io]$' -e '\.s$' || true)
 [ -z "$others" ] || fail "as a subproject Moirai defines unprefixed targets: $others"
-ok "add_subdirectory(moirai): only moirai* targets, no apps, tests or benchmarks"
+ok "add_subdirectory(moirai): only moirai_* and moirai-* targets, no apps, tests or benchmarks"
 
 echo "test_install: $passed checks passed"

@@ -3,17 +3,23 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <set>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/critical_path.h"
+#include "moirai/visualize/report.h"
 #include "moirai/visualize/scg.h"
+#include "support/known_traces.h"
 #include "support/trace_builder.h"
 
 namespace {
@@ -80,14 +86,33 @@ TEST(Scg, ArcsPerKindEqualTheCrossCoreConstraints) {
   options.arc_kinds = {"create_vp", "send_of_type_to", "singleton", "singleton end", "receive_of_type_to"};
   const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
   std::map<std::uint64_t, std::uint32_t> core_of;
-  for (const trace::Unit& unit : trace.units) core_of[unit.record.unit] = unit.core;
-  std::map<std::string, int> expected, drawn;
+  std::map<std::uint64_t, const trace::UnitRecord*> record_of, previous_of;
+  std::map<std::uint64_t, const trace::UnitRecord*> last_of_vp;
+  std::vector<const trace::UnitRecord*> in_time;
+  for (const trace::Unit& unit : trace.units) {
+    core_of[unit.record.unit] = unit.core;
+    record_of[unit.record.unit] = &unit.record;
+    in_time.push_back(&unit.record);
+  }
+  std::sort(in_time.begin(), in_time.end(), [](auto* a, auto* b) { return a->begin < b->begin; });
+  for (const trace::UnitRecord* r : in_time) {
+    previous_of[r->unit] = last_of_vp[r->vp];
+    last_of_vp[r->vp] = r;
+  }
+  std::map<std::string, int> expected, drawn, late;
   for (const trace::ConstraintRecord& c : trace.constraints) {
     const std::string kind = trace.construct_name(c.construct);
-    if (options.arc_kinds.count(kind) && core_of.at(c.from) != core_of.at(c.to)) ++expected[kind];
+    if (!options.arc_kinds.count(kind) || core_of.at(c.from) == core_of.at(c.to)) continue;
+    // A VP that reached the singleton after its body ended never waited for it: no line.
+    const trace::UnitRecord* asked = previous_of.at(c.to);
+    if (kind == "singleton end" && asked != nullptr && record_of.at(c.from)->handler_end <= asked->end) {
+      ++late[kind];
+      continue;
+    }
+    ++expected[kind];
   }
   for (const visualize::ScgArc& arc : layout.arcs) ++drawn[arc.kind];
-  EXPECT_EQ(drawn, expected);
+  EXPECT_EQ(drawn, expected) << late["singleton end"] << " singleton end constraints to VPs that never waited";
   EXPECT_GT(expected["create_vp"], 0);
   EXPECT_GT(expected["send_of_type_to"], 0);
 }
@@ -127,7 +152,7 @@ TEST(Scg, RejectsACoreTheTraceLacks) {
     visualize::layout_scg(trace, options);
     FAIL() << "core 7 accepted";
   } catch (const std::invalid_argument& error) {
-    EXPECT_NE(std::string(error.what()).find("core 7 does not exist"), std::string::npos) << error.what();
+    EXPECT_EQ(std::string(error.what()), "core 7 does not exist: the trace has cores 0,1");
   }
 }
 
@@ -249,7 +274,15 @@ TEST(ScgOptions, WorkIsColouredByMissesPerInstruction) {
   EXPECT_NE(dot_of(trace, options).find("#ff0000"), std::string::npos);
 }
 
-TEST(ScgOptions, OverheadDetailStacksEveryKindInProportion) {
+// overlay_y is the centre y (Graphviz's, growing up) of the node `name` in a DOT text.
+double overlay_y(const std::string& dot, const std::string& name) {
+  const std::size_t at = dot.find("\t" + name + "\t[");
+  if (at == std::string::npos) return NAN;
+  const std::size_t pos = dot.find("pos=\"", at);
+  return std::stod(dot.substr(dot.find(',', pos) + 1));
+}
+
+TEST(ScgOptions, OverheadDetailDrawsEveryKindInProportionInTimeOrder) {
   const trace::Trace trace = counted_trace("detail", 100);
   visualize::ScgOptions options;
   options.cycles_per_point = 10;
@@ -261,6 +294,13 @@ TEST(ScgOptions, OverheadDetailStacksEveryKindInProportion) {
   EXPECT_EQ(count_of(dot, "class=scgunit"), 4u);
   // Unit 1's decision takes 1000 ticks: 100 points at 10 ticks per point, 100/72 inch.
   EXPECT_NE(dot.find("height=1.3889"), std::string::npos);
+  // Unit 1 (the first block, 1200 points tall): decision [0, 1000), work [1000, 10000),
+  // communication [10000, 11000), create [11000, 12000): the overlays' centres sit 50, 1050 and
+  // 1150 points below the block's top, in time order around the work, not stacked on top of it.
+  const double top = overlay_y(dot, "b0") + 600;
+  EXPECT_NEAR(top - overlay_y(dot, "o0"), 50.0, 0.01);
+  EXPECT_NEAR(top - overlay_y(dot, "o1"), 1050.0, 0.01);
+  EXPECT_NEAR(top - overlay_y(dot, "o2"), 1150.0, 0.01);
 }
 
 TEST(ScgOptions, AWindowDrawsOnlyTheUnitsInsideIt) {
@@ -300,6 +340,131 @@ TEST(ScgOptions, SameScaleAsGivesBothGraphsThePointsPerCycleOfTheFirst) {
     return -1.0;
   };
   EXPECT_NEAR(height_of(la, 1) * 10, height_of(lb, 1), 1e-9);
+}
+
+}  // namespace
+
+// The critical path over the SCG, and its listing, on known_traces.h's rendezvous: u1 -> u3 -> u4
+// (create_vp, then send_from_to), work 100 + 300 + 50 = 450.
+namespace {
+
+trace::Trace rendezvous() {
+  return test_support::read_written([](const std::string& p) { test_support::write_rendezvous_trace(p); }, "scg_rendezvous");
+}
+
+TEST(CriticalPath, ListsItsUnitsInOrderAndTheirWorkAddsUpToTheReportedPath) {
+  const trace::Trace trace = rendezvous();
+  const visualize::CriticalPathListing listing = visualize::list_critical_path(trace);
+  ASSERT_EQ(listing.units.size(), 3u);
+  const std::vector<std::uint64_t> units = {listing.units[0].unit, listing.units[1].unit, listing.units[2].unit};
+  EXPECT_EQ(units, (std::vector<std::uint64_t>{1, 3, 4}));
+  std::uint64_t work = 0;
+  for (const visualize::CriticalUnit& u : listing.units) work += u.work;
+  EXPECT_EQ(work, 450u);
+  EXPECT_EQ(listing.work, 450u);
+  EXPECT_EQ(visualize::build_report(trace).critical_path_work, listing.work);
+  const visualize::CriticalUnit& u3 = listing.units[1];
+  EXPECT_EQ(u3.vp, 2u);
+  EXPECT_EQ(u3.core, 1u);
+  EXPECT_EQ(u3.work, 300u);
+  EXPECT_EQ(u3.arrived_by, "create_vp");
+  EXPECT_EQ(u3.began_by, "created");
+  EXPECT_EQ(u3.ended_by, "send_from_to");
+  EXPECT_EQ(u3.ended_at, "known.cpp:10");
+  const visualize::CriticalUnit& u4 = listing.units[2];
+  EXPECT_EQ(u4.arrived_by, "send_from_to");
+  EXPECT_EQ(u4.began_by, "receive_from_to");  // u2, VP 1's unit before it, ended by its receive
+  EXPECT_EQ(u4.began_at, "known.cpp:10");
+  EXPECT_EQ(u4.ended_by, "end_vp");
+  EXPECT_TRUE(listing.units[0].arrived_by.empty());
+  std::ostringstream json, text;
+  visualize::print_critical_path_json(json, listing);
+  visualize::print_critical_path(text, listing);
+  EXPECT_NE(json.str().find("{\"critical_path\":{\"work\":450,\"makespan\":520,"), std::string::npos) << json.str();
+  EXPECT_NE(json.str().find("{\"unit\":3,\"vp\":2,\"core\":1,\"work\":300,\"arrived_by\":\"create_vp\""), std::string::npos)
+      << json.str();
+  EXPECT_NE(text.str().find("critical path: 3 units, work 450 ticks"), std::string::npos) << text.str();
+}
+
+TEST(CriticalPath, IsDrawnOverTheScgWithRimsAndJoiningLines) {
+  const trace::Trace trace = rendezvous();
+  visualize::ScgOptions options;
+  options.cycles_per_point = 1;
+  options.critical_path = true;
+  const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
+  std::set<std::uint64_t> rimmed;
+  for (const visualize::ScgBlock& block : layout.blocks) {
+    if (block.critical) rimmed.insert(block.unit);
+  }
+  EXPECT_EQ(rimmed, (std::set<std::uint64_t>{1, 3, 4}));
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> joins;
+  for (const visualize::ScgArc& arc : layout.arcs) {
+    if (arc.kind == visualize::kCriticalPathArc) joins.emplace_back(layout.blocks[arc.from].unit, layout.blocks[arc.to].unit);
+  }
+  EXPECT_EQ(joins, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{1, 3}, {3, 4}}));
+  EXPECT_EQ(layout.critical_work, 450u);
+  const std::string dot = dot_of(trace, options);
+  EXPECT_EQ(count_of(dot, "scgunit scgcritical"), 3u);
+  EXPECT_EQ(count_of(dot, "scgarc critical path"), 2u);
+  EXPECT_NE(dot.find("the critical path, 3 units with 450 ns of work"), std::string::npos);
+  // Without the option nothing is rimmed.
+  options.critical_path = false;
+  EXPECT_EQ(count_of(dot_of(trace, options), "scgcritical"), 0u);
+}
+
+TEST(Scg, ASingletonEndLineGoesOnlyToAUnitThatWaited) {
+  const trace::Trace trace =
+      test_support::read_written([](const std::string& p) { test_support::write_singleton_trace(p); }, "scg_singleton");
+  visualize::ScgOptions options;
+  options.cycles_per_point = 1;
+  const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> ends;
+  for (const visualize::ScgArc& arc : layout.arcs) {
+    if (arc.kind == "singleton end") ends.emplace_back(layout.blocks[arc.from].unit, layout.blocks[arc.to].unit);
+  }
+  // VP 2 waited in u4 and u2's end freed u5; VP 3 reached the singleton at 130, after u2 had
+  // ended it at 110: its u7 was never waiting, so no line to it, though the trace records u2 -> u7.
+  EXPECT_EQ(ends, (std::vector<std::pair<std::uint64_t, std::uint64_t>>{{2, 5}}));
+}
+
+}  // namespace
+
+namespace {
+
+// What the OS took from a unit's work span is drawn in its own colour, as tall as the time taken,
+// and named in the legend and the block's tooltip; a run without it shows neither.
+TEST(Scg, TakenTimeIsDrawnApartFromWork) {
+  const auto build = [](std::uint64_t taken, const std::string& name) {
+    const std::string path = temp(name) + ".mtrace";
+    {
+      trace::BuilderOptions options;
+      options.cores = 1;
+      options.metadata = {{"os_time", "thread CPU time at unit boundaries"}};
+      trace::TraceBuilder b(path, options);
+      b.site(1, "app.cpp", 3);
+      b.unit(0, 1, 1, 0, 100, 900, 1000, 4, 1);
+      if (taken) b.os_taken(0, 1, taken);
+      b.finish();
+    }
+    trace::Trace trace = trace::read_trace(path);
+    std::remove(path.c_str());
+    return trace;
+  };
+  visualize::ScgOptions options;
+  options.cycles_per_point = 2;
+  const trace::Trace busy = build(300, "taken");
+  const visualize::ScgLayout layout = visualize::layout_scg(busy, options);
+  ASSERT_EQ(layout.blocks.size(), 1u);
+  EXPECT_EQ(layout.blocks[0].taken_ticks, 300u);
+  EXPECT_TRUE(layout.taken_any);
+  const std::string dot = dot_of(busy, options);
+  EXPECT_EQ(count_of(dot, "fillcolor=\"#ffd700c0\""), 1u) << "one taken segment";
+  EXPECT_NE(dot.find("height=2.0833"), std::string::npos) << "300 ticks at 2 per point: 150 points";
+  EXPECT_NE(dot.find("taken by the OS: inside a unit's work span"), std::string::npos) << "the legend says it";
+  EXPECT_NE(dot.find("work 800 (of which taken by the OS 300)"), std::string::npos) << "the tooltip says it";
+  const std::string calm = dot_of(build(0, "calm"), options);
+  EXPECT_EQ(calm.find("#ffd700c0"), std::string::npos);
+  EXPECT_EQ(calm.find("taken by the OS"), std::string::npos);
 }
 
 }  // namespace

@@ -75,7 +75,7 @@ trace::Trace record(proto::SimMachine& machine, const std::string& name,
 }
 
 // The header's wall-clock and host fields differ between runs; everything else must not.
-constexpr const char* kHostFields[] = {"start_unix_ns", "record_cost_ns", "host", "command_line"};
+constexpr const char* kHostFields[] = {"start_unix_ns", "unit_record_cost_ns", "host", "command_line"};
 
 TEST(SimMachine, DeclaredWorkGivesIdenticalTracesTwice) {
   const auto seed = [](ssr::Context& ctx) { fan_out(ctx, 100, 5000); };

@@ -2,15 +2,18 @@
 // unit and constraint is there, freeing precedes freed, PAPI software counters are real, and
 // cut or corrupt files are answered as the format promises.
 #include <gtest/gtest.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <map>
 #include <random>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "moirai/instrument/trace_recorder.h"
@@ -161,25 +164,6 @@ TEST_P(TraceRecording, FreeingPrecedesTheFreedUnit) {
 INSTANTIATE_TEST_SUITE_P(CoreCounts, TraceRecording, ::testing::Values(std::size_t{1}, std::size_t{2}, kSimulatedCores),
                          ::moirai::test::core_count_name);
 
-// PAPI for real, through the software events every Linux has; a hardware event this machine
-// may lack is either counted or reported missing with PAPI's reason, never faked.
-TEST(TraceCounters, SoftwareEventsAreCountedAndMissingOnesNamed) {
-  const Recorded run = record(2, {"perf::TASK-CLOCK", "perf::PAGE-FAULTS", "PAPI_TOT_INS"});
-  const trace::Trace& t = run.trace;
-  ASSERT_GE(t.counters.size(), 2u);
-  EXPECT_EQ(t.counters[0], "perf::TASK-CLOCK");
-  EXPECT_EQ(t.counters[1], "perf::PAGE-FAULTS");
-  const bool instructions_counted = t.counters.size() == 3;
-  EXPECT_EQ(t.missing_counters.size(), instructions_counted ? 0u : 1u);
-  if (!instructions_counted) {
-    EXPECT_EQ(t.missing_counters[0].rfind("PAPI_TOT_INS: ", 0), 0u) << t.missing_counters[0];
-    EXPECT_GT(t.missing_counters[0].size(), std::strlen("PAPI_TOT_INS: "));
-  }
-  std::uint64_t task_clock = 0;
-  for (const trace::Unit& unit : t.units) task_clock += unit.counters.at(0);
-  EXPECT_GT(task_clock, 0u) << "perf::TASK-CLOCK counted nothing over " << t.units.size() << " units";
-}
-
 // Named application phases land in the unit that marked them, at times inside its work.
 TEST(TraceUserEvents, PhasesLandInTheirUnit) {
   const std::string path = temp_path("phases");
@@ -295,6 +279,8 @@ TEST(TraceReader, ReadsACutTraceUpToTheCut) {
     const trace::Trace partial = trace::parse_trace(run.bytes.data(), cut);
     EXPECT_FALSE(partial.complete) << "cut at " << cut;
     EXPECT_NE(partial.cut.find("trace cut at byte"), std::string::npos) << partial.cut;
+    EXPECT_EQ(partial.cut.rfind("partial trace, ends at ", 0), 0u) << partial.cut;
+    EXPECT_LE(partial.latest, run.trace.latest);
     EXPECT_LE(partial.units.size(), run.trace.units.size());
   }
 }
@@ -320,6 +306,142 @@ TEST(TraceReader, RejectsCorruptFilesWithOffsetAndReason) {
   flipped[run.bytes.size() / 2] ^= 0x5A;
   expect_error(flipped, "checksum");
   expect_error(std::vector<unsigned char>(run.bytes.begin(), run.bytes.begin() + 5), "too short");
+}
+
+// --- Flush by time: the writer writes what a core appended without the core's help ---------
+
+void whole_unit(instrument::TraceRecorder& recorder, CoreId core, VpId vp, UnitId unit) {
+  static constexpr CallSite kSite{"trace_recording_test.cpp", 1, "whole_unit"};
+  recorder.unit_begin(core, vp, unit);
+  recorder.unit_end(core, vp, unit, 1, kSite);
+  recorder.handler_enter(core, 1, unit);
+  recorder.handler_exit(core, 1, unit);
+}
+
+// os_taken_records counts the os_taken records a real-core trace holds: one follows each unit
+// the OS took time from (or moved), so a count of records must add them.
+std::size_t os_taken_records(const trace::Trace& t) {
+  return static_cast<std::size_t>(std::count_if(t.units.begin(), t.units.end(), [](const trace::Unit& unit) {
+    return unit.taken > 0 || unit.migrations > 0;
+  }));
+}
+
+// A core that stays inside one long unit, and a core parked idle, reach no unit boundary: their
+// earlier records still reach the file, with the names they need, while the run goes on. The
+// loop below waits for that as a tool reading a running program's trace would; its limit only
+// turns a write that never comes into a failure, it asserts no speed.
+TEST(TraceFlushByTime, ACoreInALongUnitHasItsEarlierRecordsWritten) {
+  const std::string path = temp_path("flush");
+  instrument::RecorderOptions options{path, {}, "flush test", 4096};
+  options.flush_interval = std::chrono::milliseconds(50);
+  instrument::TraceRecorder recorder(options);
+  recorder.run_start("test", {"end VP", "step"}, 2);
+  recorder.core_start(0);
+  recorder.core_start(1);
+  recorder.vp_created(0, 1, "long runner", {"trace_recording_test.cpp", 2, "test"}, 0);
+  for (UnitId unit = 1; unit <= 3; ++unit) whole_unit(recorder, 0, 1, unit);
+  recorder.unit_begin(0, 1, 4);  // and stays in it
+  recorder.idle_begin(1);
+  trace::Trace seen;
+  for (const auto limit = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+       std::chrono::steady_clock::now() < limit && seen.units.size() < 3;
+       std::this_thread::sleep_for(std::chrono::milliseconds(10))) {
+    seen = trace::read_trace(path);
+  }
+  ASSERT_EQ(seen.units.size(), 3u) << "the records before the long unit never reached the file; " << seen.cut;
+  EXPECT_FALSE(seen.complete);
+  EXPECT_EQ(seen.cut.rfind("partial trace, ends at ", 0), 0u) << seen.cut;
+  ASSERT_EQ(seen.vps.size(), 1u);
+  EXPECT_EQ(seen.vps[0].name, "long runner");
+  EXPECT_EQ(seen.latest, seen.units[2].record.handler_end);
+
+  // The core goes on and fills its 4 KiB buffer many times over: what was written early must
+  // not be written again, nor anything lost at the seams.
+  recorder.unit_end(0, 1, 4, 1, {"trace_recording_test.cpp", 3, "test"});
+  recorder.handler_enter(0, 1, 4);
+  recorder.handler_exit(0, 1, 4);
+  for (UnitId unit = 5; unit <= 400; ++unit) whole_unit(recorder, 0, 1, unit);
+  recorder.idle_end(1);
+  recorder.core_stop(0);
+  recorder.core_stop(1);
+  const instrument::RecorderStats written = recorder.finish();
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(t.complete) << t.cut;
+  ASSERT_EQ(t.units.size(), 400u);
+  for (std::size_t i = 0; i < t.units.size(); ++i) ASSERT_EQ(t.units[i].record.unit, i + 1) << "at " << i;
+  EXPECT_EQ(t.idle.size(), 1u);
+  // The core fills buffers faster than a file takes them, so it may have waited for the writer.
+  EXPECT_EQ(t.end.records, 401u + t.writer_waits.size() + os_taken_records(t));
+  EXPECT_EQ(written.records, t.end.records);
+  EXPECT_EQ(t.metadata.at("interrupted"), "no");
+  EXPECT_TRUE(t.interrupted.empty());
+  EXPECT_FALSE(t.metadata.at("end_reason").empty());
+}
+
+// Two cores append as fast as they can into small buffers while the writer writes parts of
+// them every half millisecond: every record must be in the file once, each core's in order.
+TEST(TraceFlushByTime, WritesEveryRecordOnceAndInOrderWhileCoresAppend) {
+  constexpr UnitId kUnits = 50000;
+  const std::string path = temp_path("flush_stress");
+  instrument::RecorderOptions options{path, {}, "flush stress", 4096};
+  options.flush_interval = std::chrono::milliseconds(1);
+  {
+    instrument::TraceRecorder recorder(options);
+    recorder.run_start("test", {"end VP", "step"}, 2);
+    std::vector<std::thread> cores;
+    for (CoreId core = 0; core < 2; ++core) {
+      cores.emplace_back([&recorder, core] {
+        recorder.core_start(core);
+        for (UnitId unit = 1; unit <= kUnits; ++unit) whole_unit(recorder, core, core + 1, core * kUnits + unit);
+        recorder.core_stop(core);
+      });
+    }
+    for (std::thread& core : cores) core.join();
+    recorder.finish();
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(t.complete) << t.cut;
+  ASSERT_EQ(t.units.size(), 2 * kUnits);
+  UnitId next[2] = {1, kUnits + 1};
+  for (const trace::Unit& unit : t.units) {
+    ASSERT_LT(unit.core, 2u);
+    ASSERT_EQ(unit.record.unit, next[unit.core]) << "core " << unit.core;
+    ++next[unit.core];
+  }
+  EXPECT_EQ(t.end.records, 2 * kUnits + t.writer_waits.size() + os_taken_records(t));
+}
+
+void application_handler(int) {}
+
+// The recorder catches SIGINT and SIGTERM only where the application left the default action,
+// and gives it back when it finishes.
+TEST(TraceStopSignals, CatchesOnlyDefaultActionsAndGivesThemBack) {
+  struct sigaction app {}, dfl {}, saved_int {}, saved_term {}, now {};
+  app.sa_handler = application_handler;
+  sigemptyset(&app.sa_mask);
+  dfl.sa_handler = SIG_DFL;
+  sigemptyset(&dfl.sa_mask);
+  ASSERT_EQ(::sigaction(SIGINT, &dfl, &saved_int), 0);
+  ASSERT_EQ(::sigaction(SIGTERM, &app, &saved_term), 0);
+  const std::string path = temp_path("signals");
+  {
+    instrument::TraceRecorder recorder({path, {}, "signals", 4096});
+    recorder.run_start("test", {"end VP"}, 1);
+    ::sigaction(SIGINT, nullptr, &now);
+    EXPECT_NE(now.sa_handler, SIG_DFL) << "SIGINT is not caught while the run records";
+    ::sigaction(SIGTERM, nullptr, &now);
+    EXPECT_EQ(now.sa_handler, &application_handler) << "the application's SIGTERM handler was replaced";
+    recorder.finish();
+    ::sigaction(SIGINT, nullptr, &now);
+    EXPECT_EQ(now.sa_handler, SIG_DFL) << "SIGINT's default action was not given back";
+    ::sigaction(SIGTERM, nullptr, &now);
+    EXPECT_EQ(now.sa_handler, &application_handler);
+  }
+  std::remove(path.c_str());
+  ::sigaction(SIGINT, &saved_int, nullptr);
+  ::sigaction(SIGTERM, &saved_term, nullptr);
 }
 
 }  // namespace

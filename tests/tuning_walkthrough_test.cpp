@@ -165,18 +165,26 @@ TEST_F(TuningWalkthrough, C_OthersFirstRemovesTheStartGap) {
 }
 
 // (d, e) Smaller units: creation becomes the bottleneck (the longest idle band of (e) waits for
-// creations), the idle bands grow, the run lengthens.
+// creations), the idle bands grow, the run lengthens. At this matrix size (160, small so that
+// the suite runs fast) the copy-transpose singleton is longer than a piece: the program's
+// parallelism is about 16-20, under the 40 cores, so the first hint is critical-path bound
+// (naming the singleton body and the pieces on the chain), and the bands come after it; the
+// paper's runs, with a large matrix, had parallelism to spare.
 TEST_F(TuningWalkthrough, DE_SmallerUnitsMakeCreationTheBottleneck) {
   const Step& c = step("c");
   const Step& d = step("d");
   const Step& e = step("e");
   EXPECT_GT(makespan(d), makespan(c));
   EXPECT_GT(makespan(e), makespan(d));
-  for (const Step* s : {&d, &e}) ASSERT_EQ(s->first_rule(), "idle-band");
-  ASSERT_NE(c.hint("idle-band"), nullptr);
+  for (const Step* s : {&c, &d, &e}) {
+    ASSERT_EQ(s->first_rule(), "critical-path");
+    EXPECT_LT(s->report.parallelism, 0.8 * kCores);
+    ASSERT_GE(s->report.hints.size(), 2u);
+    EXPECT_EQ(s->report.hints[1].rule, "idle-band");
+  }
   EXPECT_GT(d.hint("idle-band")->lost, c.hint("idle-band")->lost);
   EXPECT_GT(e.hint("idle-band")->lost, d.hint("idle-band")->lost);
-  EXPECT_NE(e.report.hints.front().message.find("create_vp"), std::string::npos) << e.report.hints.front().message;
+  EXPECT_NE(e.hint("idle-band")->message.find("create_vp"), std::string::npos) << e.hint("idle-band")->message;
 }
 
 // (f) A dedicated creator core: shorter than (c) (the paper measured 4%).

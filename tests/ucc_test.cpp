@@ -13,6 +13,9 @@
 #include <string>
 #include <vector>
 
+#include "moirai/instrument/trace_recorder.h"
+#include "moirai/proto_runtime/sim_machine.h"
+#include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/ucc.h"
 #include "support/known_traces.h"
@@ -139,7 +142,26 @@ TEST(Ucc, GroupLinesAreItsSourcesAndSinks) {
       const std::string g = "g" + std::to_string(group.id);
       std::multiset<std::string> sources, sinks, in, out;
       for (const auto& m : trace.group_members) {
-        if (m.record.group == group.id) (m.record.role == 1 ? sources : sinks).insert("u" + std::to_string(m.record.unit));
+        if (m.record.group != group.id) continue;
+        // A receiving call constrains its VP's next unit: the line out goes there.
+        std::uint64_t unit = m.record.unit;
+        const trace::Unit* member = nullptr;
+        for (const trace::Unit& u : trace.units) {
+          if (u.record.unit == unit) member = &u;
+        }
+        ASSERT_NE(member, nullptr);
+        const std::string ended = trace.construct_name(member->record.ended_by);
+        if (m.record.role == 2 && ended.rfind("receive_of_type", 0) == 0) {
+          const trace::Unit* next = nullptr;
+          for (const trace::Unit& u : trace.units) {
+            if (u.record.vp == member->record.vp && u.record.begin > member->record.begin &&
+                (next == nullptr || u.record.begin < next->record.begin)) {
+              next = &u;
+            }
+          }
+          if (next != nullptr) unit = next->record.unit;
+        }
+        (m.record.role == 1 ? sources : sinks).insert("u" + std::to_string(unit));
       }
       for (const auto& [from, to] : dot.edges) {
         if (to == g) in.insert(from);
@@ -165,6 +187,10 @@ TEST(Ucc, RowsFollowDepthWithoutOverlap) {
   const Dot dot = draw(typed(), {});
   const std::map<std::string, int> row = {{"u1", 0}, {"u2", 1}, {"u3", 1}, {"u4", 2}, {"u5", 2},
                                           {"u6", 3}, {"u7", 3}, {"u8", 4}, {"u9", 4}};
+  // The group's diamond sits between its deepest source u4 (row 2) and the units it constrains:
+  // u7 and u9, which wait for the messages that the receives u5 and u7 asked for.
+  EXPECT_GT(dot.y("u4"), dot.y("g1"));
+  EXPECT_GT(dot.y("g1"), dot.y("u7"));
   for (const auto& [a, ra] : row) {
     for (const auto& [b, rb] : row) {
       if (ra < rb) {  // Graphviz's y grows upward
@@ -240,6 +266,107 @@ TEST(Ucc, EmptyTraceIsAValidEmptyGraphWithANote) {
   EXPECT_TRUE(dot.nodes.empty());
   EXPECT_NE(dot.text.find("the trace has no units"), std::string::npos);
   EXPECT_EQ(dot.text.rfind("digraph", 0), 0u);
+}
+
+// every_arc_points_down checks that each line of a UCC goes from a node to one drawn lower:
+// plain, centre below centre; weighted, the head's top at or below the tail's bottom.
+void every_arc_points_down(const Dot& dot, bool weighted, const std::string& what) {
+  ASSERT_FALSE(dot.edges.empty()) << what;
+  for (const auto& [from, to] : dot.edges) {
+    if (weighted) {
+      const double bottom = -dot.y(from) + dot.height_points(from) / 2, top = -dot.y(to) - dot.height_points(to) / 2;
+      EXPECT_GE(top, bottom - 0.01) << what << ": " << from << " -> " << to;
+    } else {
+      EXPECT_GT(dot.y(from), dot.y(to)) << what << ": " << from << " -> " << to;
+    }
+  }
+}
+
+trace::Trace singleton_trace() {
+  return test_support::read_written([](const std::string& p) { test_support::write_singleton_trace(p); }, "singleton");
+}
+
+inline const ssr::MessageType<int> kGo{"go"};
+
+// record_wavefront records a real SSR program on the simulated machine sim:4: `size` VPs each
+// take a singleton 'setup', then work through `size` cells, each cell of VP j waiting for VP
+// j-1's message (send_from_to) and passing one on to VP j+1; the main VP hands out the go.
+trace::Trace record_wavefront(int size) {
+  const std::string path = ::testing::TempDir() + "moirai_ucc_wavefront_" + std::to_string(::getpid()) + ".mtrace";
+  {
+    instrument::TraceRecorder recorder({path, {}, "ucc_test wavefront", 4096});
+    proto::SimMachine machine(proto::SimConfig{.topology = {1, 4}});
+    ssr::run(
+        machine,
+        [size](ssr::Context& ctx) {
+          static ssr::Singleton setup{"setup"};
+          auto refs = std::make_shared<std::vector<ssr::VpRef>>(static_cast<std::size_t>(size));
+          const ssr::VpRef main = ctx.self();
+          for (int j = 0; j < size; ++j) {
+            (*refs)[static_cast<std::size_t>(j)] = ctx.create_vp(
+                [j, size, refs, main](ssr::Context& me) {
+                  (void)me.receive_of_type_to(kGo);  // every VP's reference is known from here on
+                  me.singleton(setup, [&] { me.charge_work(5000); });
+                  for (int cell = 0; cell < size; ++cell) {
+                    if (j > 0) (void)me.receive_from_to<int>((*refs)[static_cast<std::size_t>(j - 1)]);
+                    me.charge_work(1000);
+                    if (j + 1 < size) me.send_from_to((*refs)[static_cast<std::size_t>(j + 1)], cell);
+                  }
+                  (void)main;
+                },
+                {.name = "column"});
+          }
+          for (int j = 0; j < size; ++j) ctx.send_of_type_to(kGo, (*refs)[static_cast<std::size_t>(j)], 1);
+        },
+        {.observer = &recorder});
+  }
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+TEST(Ucc, EverySimpleConstraintOfARecordedWavefrontWithASingletonIsALine) {
+  const trace::Trace trace = record_wavefront(16);
+  ASSERT_FALSE(trace.groups.empty());
+  std::map<std::string, int> recorded;
+  for (const trace::ConstraintRecord& c : trace.constraints) ++recorded[trace.construct_name(c.construct)];
+  // 15 columns pass on 16 cells each: 240 rendezvous, both crossing dependencies recorded.
+  ASSERT_EQ(recorded["send_from_to"], 240);
+  ASSERT_EQ(recorded["receive_from_to"], 240);
+  ASSERT_EQ(recorded["create_vp"], 16);
+  for (bool weighted : {false, true}) {
+    const Dot dot = draw(trace, {.weighted = weighted});
+    std::map<std::string, int> lines;
+    for (const std::string& c : dot.edge_classes) ++lines[c];
+    for (const char* kind : {"send_from_to", "receive_from_to", "create_vp"}) {
+      EXPECT_EQ(lines[std::string("uccconstraint ") + kind], recorded[kind]) << kind << (weighted ? " (weighted)" : "");
+    }
+    every_arc_points_down(dot, weighted, weighted ? "wavefront, weighted" : "wavefront");
+  }
+}
+
+TEST(Ucc, EveryArcPointsDown) {
+  for (bool weighted : {false, true}) {
+    every_arc_points_down(draw(typed(), {.weighted = weighted}), weighted, "typed sends");
+    every_arc_points_down(draw(singleton_trace(), {.weighted = weighted}), weighted, "singleton");
+  }
+}
+
+TEST(Ucc, ASingletonsDiamondSitsBetweenItsSourcesAndItsSinks) {
+  const trace::Trace trace = singleton_trace();
+  const Dot dot = draw(trace, {});
+  // Rows of known_traces.h: u1, u4, u6 0; u2 1; u3, u5, u7 2; the diamond above row 1.
+  for (const char* top : {"u1", "u4", "u6"}) {
+    EXPECT_DOUBLE_EQ(dot.y(top), dot.y("u1")) << top;
+    EXPECT_GT(dot.y(top), dot.y("g1")) << top;
+  }
+  EXPECT_GT(dot.y("g1"), dot.y("u2"));
+  for (const char* sink : {"u3", "u5", "u7"}) EXPECT_GT(dot.y("u2"), dot.y(sink)) << sink;
+  // The singleton's grant and end go through the diamond: no line of theirs one by one, except the
+  // critical path's (u6 -> u7 is its VP's order, so none here).
+  std::map<std::string, int> classes;
+  for (const std::string& c : dot.edge_classes) ++classes[c];
+  EXPECT_EQ(classes, (std::map<std::string, int>{{"uccvp", 4}, {"uccgroupin", 3}, {"uccgroupout", 3}}));
 }
 
 }  // namespace

@@ -1,6 +1,8 @@
 #include "moirai/apps/recording.h"
 
+#include <cstdio>
 #include <cstdlib>
+#include <iostream>
 #include <sstream>
 #include <stdexcept>
 #include <vector>
@@ -27,6 +29,34 @@ std::vector<std::string> parse_counters(const std::string& list) {
   return names;
 }
 
+// print_counter_list answers `--counters list`: every counter name Moirai knows, and whether this
+// machine counts it, through which backend, or why not.
+void print_counter_list(std::ostream& out) {
+  out << "counters on this machine: " << instrument::counter_machine_summary() << "\n\n";
+  char line[256];
+  std::snprintf(line, sizeof line, "%-26s %-11s %s\n", "name", "counted by", "how, or why not");
+  out << line;
+  std::snprintf(line, sizeof line, "%-26s %-11s %s\n", "----", "----------", "---------------");
+  out << line;
+  const std::vector<instrument::CounterStatus> counters = instrument::available_counters();
+  // PAPI's reason is usually the same for every event (said once, in the first line), so each
+  // row shows only what differs: the kernel's reason, and what a preset maps to.
+  const std::string kernel_part = ". perf_event: ";
+  for (const instrument::CounterStatus& counter : counters) {
+    std::string detail = counter.present ? counter.note : counter.reason;
+    if (!counter.present && detail.find(kernel_part) != std::string::npos) {
+      detail = "PAPI no; kernel: " + detail.substr(detail.find(kernel_part) + kernel_part.size());
+    }
+    if (!counter.present && !counter.note.empty()) {
+      detail += "; maps to" + counter.note.substr(counter.note.find(" the kernel's"));
+    }
+    std::snprintf(line, sizeof line, "%-26s %-11s ", counter.name.c_str(),
+                  counter.present ? counter.backend.c_str() : "-");
+    out << line << detail << '\n';
+  }
+  out << "\nRecord any of them with --trace FILE --counters NAME,NAME (at most 8).\n";
+}
+
 }  // namespace
 
 struct Recording::Sinks {
@@ -40,8 +70,17 @@ Recording::Recording(Flags& flags) : sinks_(std::make_unique<Sinks>()) {
   flags.text("trace", trace_path_, "FILE",
              "record the run into this trace file (read it with 'moirai stats FILE')");
   flags.text("counters", counters_, "LIST",
-             std::string("PAPI events to record with --trace, comma-separated, or 'none' "
+             std::string("counters to record with --trace, comma-separated: PAPI presets or "
+                         "perf::NAME; 'none'; or 'list' to show what this machine can count "
                          "(default: $MOIRAI_COUNTERS, else ") + kDefaultCounters + ")");
+  flags.check([this] {
+    if (counters_ != "list") return;
+    print_counter_list(std::cout);
+    std::exit(0);
+  });
+  flags.toggle("no-os-time", no_os_time_,
+               "with --trace, do not measure what the OS took from each unit (it costs two system calls "
+               "per unit; measured by default on real cores)");
   flags.toggle("profile", profile_, "print per-core and per-construct times at exit");
 }
 
@@ -62,19 +101,25 @@ instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv,
     const std::vector<std::string> counters =
         simulated ? std::vector<std::string>{}
                   : parse_counters(counters_.empty() ? kDefaultCounters : counters_);
+    instrument::RecorderOptions options{trace_path_, counters, command};
+    options.os_time = !no_os_time_;
     try {
-      sinks_->trace = std::make_unique<instrument::TraceRecorder>(
-          instrument::RecorderOptions{trace_path_, counters, command});
+      sinks_->trace = std::make_unique<instrument::TraceRecorder>(options);
     } catch (const std::runtime_error& error) {
       throw FlagError(std::string("--trace: ") + error.what());
     }
     for (const instrument::CounterStatus& counter : sinks_->trace->counters()) {
       if (!counter.present) {
         log << "moirai: counter " << counter.name << " is not recorded: " << counter.reason << '\n';
+      } else if (counter.backend != "papi") {
+        log << "moirai: counter " << counter.name << " is counted by " << counter.backend
+            << (counter.note.empty() ? "" : ", " + counter.note) << '\n';
       }
     }
   } else if (!counters_.empty() && std::getenv("MOIRAI_COUNTERS") == nullptr) {
     throw FlagError("--counters " + counters_ + ": only has an effect with --trace FILE");
+  } else if (no_os_time_) {
+    throw FlagError("--no-os-time: only has an effect with --trace FILE");
   }
   if (profile_) sinks_->profile = std::make_unique<instrument::Profile>();
   if (sinks_->trace && sinks_->profile) {

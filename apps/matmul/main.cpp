@@ -35,6 +35,7 @@ int main(int argc, char** argv) {
   std::int64_t results_core = -1;  // -1: not given, the last core
   std::uint64_t seed = 1;
   bool check = false;
+  bool progress = false;
 
   apps::App app("matmul",
                 "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
@@ -53,6 +54,9 @@ int main(int argc, char** argv) {
                 "core the results VP is pinned to", "the last core");
   flags.integer("seed", seed, 0, UINT64_MAX, "seeds the random A and B");
   flags.toggle("check", check, "compare C with a plain triple-loop multiply");
+  flags.toggle("progress", progress,
+               "print a line as each piece reaches the results VP (flushed at once, so a pipe "
+               "reads it live)");
   flags.check([&] {
     if (pieces > size) {
       throw apps::FlagError("--pieces " + std::to_string(pieces) +
@@ -73,6 +77,16 @@ int main(int argc, char** argv) {
     config.seed = seed;
     config.observer = app.observer();
     config.check = check;
+    if (progress) {
+      config.on_piece = [pieces = config.pieces != 0 ? config.pieces
+                                                     : matmul::default_pieces(app.machine().core_count(), size)](
+                            std::size_t piece, std::size_t received, moirai::CoreId core, double seconds) {
+        // stdout is a pipe when another program follows the run: flush each line as it is made.
+        std::cout << "piece " << piece << " of " << pieces << " done at " << format("%.3f", seconds)
+                  << " s: worker " << piece << " on core " << core << ", " << received << " received"
+                  << std::endl;
+      };
+    }
     const matmul::MatmulResult result = matmul::run_matmul(app.machine(), config);
     app.finish();
 

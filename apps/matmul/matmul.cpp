@@ -46,6 +46,8 @@ struct Problem {
   Matrix bt{};
   ssr::Singleton copy_transpose{"copy-transpose B"};
   std::size_t transposes = 0;
+  Clock::time_point start{};  // set by the divider before it creates the other VPs
+  const std::function<void(std::size_t, std::size_t, CoreId, double)>* on_piece = nullptr;
 };
 
 // multiply_row computes row i of C = A x B from B's transpose: the inner loop walks two
@@ -130,6 +132,10 @@ void results(ssr::Context& ctx, const Problem& problem, ssr::VpRef divider) {
     piece_sums[piece.piece] = std::accumulate(piece.rows.begin(), piece.rows.end(), 0.0);
     ctx.charge_work(accumulate_cycles(piece.rows.size()));
     done.piece_cores[piece.piece] = piece.core;
+    if (problem.on_piece != nullptr && *problem.on_piece) {
+      (*problem.on_piece)(piece.piece, done.pieces + 1, piece.core,
+                          std::chrono::duration<double>(Clock::now() - problem.start).count());
+    }
   }
   // Summing per piece, then in piece order, keeps the checksum independent of arrival order.
   done.checksum = std::accumulate(piece_sums.begin(), piece_sums.end(), 0.0);
@@ -207,9 +213,11 @@ MatmulResult run_matmul(proto::Machine& machine, const MatmulConfig& config) {
   const Matrix b = random_matrix(config.size, config.seed + 1);
   result.product = Matrix(config.size);
   Problem problem{.a = a, .b = b, .c = result.product, .pieces = result.pieces};
+  problem.on_piece = &config.on_piece;
 
   const auto divider = [&](ssr::Context& ctx) {
     const Clock::time_point start = Clock::now();
+    problem.start = start;
     // The results VP comes first because every worker must name it as its receiver.
     const ssr::VpRef collector = ctx.create_vp(
         [&problem, self = ctx.self()](ssr::Context& c) { results(c, problem, self); },

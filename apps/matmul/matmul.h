@@ -9,6 +9,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string_view>
 #include <vector>
@@ -65,6 +66,10 @@ struct MatmulConfig {
   std::uint64_t seed = 1;                 // seeds the random A and B
   bool check = false;                     // also compute reference_multiply and compare
   instrument::RuntimeObserver* observer = nullptr;  // e.g. a trace recorder
+  // on_piece, when set, is called by the results VP as it receives each piece (from its core's
+  // thread, inside the run): the piece, the count received so far including it, the core its
+  // worker ran on, and the seconds since the divider started. matmul --progress prints it.
+  std::function<void(std::size_t piece, std::size_t received, CoreId core, double seconds)> on_piece;
 };
 
 // MatmulResult is what a run produced and measured.

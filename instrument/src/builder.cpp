@@ -44,7 +44,9 @@ TraceBuilder::TraceBuilder(const std::string& path, BuilderOptions options)
                                "\nclock_source=monotonic\nclock_hz=" + std::to_string(options_.clock_hz) +
                                "\ncommand_line=" + one_line(options_.command_line) + "\ncounters=" + counters +
                                "\nunit_record_bytes=" + std::to_string(unit_record_size(options_.counters.size())) + "\n";
-  chunk(ChunkType::metadata, kNoCore, metadata.data(), metadata.size());
+  std::string text = metadata;
+  for (const auto& [key, value] : options_.metadata) text += one_line(key) + "=" + one_line(value) + "\n";
+  chunk(ChunkType::metadata, kNoCore, text.data(), text.size());
   for (std::size_t kind = 0; kind < options_.construct_names.size(); ++kind) {
     define(DefinitionType::construct, static_cast<std::uint32_t>(kind), 0, 0, options_.construct_names[kind]);
   }
@@ -122,6 +124,12 @@ void TraceBuilder::user_event(std::uint32_t core, std::uint32_t name_id, const s
   const UserEventRecord e{static_cast<std::uint16_t>(RecordKind::user_event), static_cast<std::uint16_t>(begin ? 1 : 2),
                           name_id, unit, time};
   append(core, &e, sizeof e);
+}
+
+void TraceBuilder::os_taken(std::uint32_t core, std::uint64_t unit, std::uint64_t taken, std::uint32_t switches,
+                            std::uint32_t migrations) {
+  const OsTakenRecord r{static_cast<std::uint16_t>(RecordKind::os_taken), 0, switches, unit, taken, migrations, 0};
+  append(core, &r, sizeof r);
 }
 
 void TraceBuilder::idle(std::uint32_t core, std::uint64_t begin, std::uint64_t end) {

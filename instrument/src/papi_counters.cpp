@@ -3,9 +3,7 @@
 #include <papi.h>
 #include <pthread.h>
 
-#include <cstdio>
 #include <mutex>
-#include <stdexcept>
 #include <string>
 
 namespace moirai::instrument::detail {
@@ -14,8 +12,8 @@ namespace {
 
 unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
 
-// init_papi initialises the library once per process, with thread support.
-void init_papi() {
+// init_papi initialises the library once per process, with thread support; "" or the failure.
+const std::string& init_papi() {
   static std::once_flag once;
   static std::string failure;
   std::call_once(once, [] {
@@ -27,75 +25,79 @@ void init_papi() {
     const int threads = PAPI_thread_init(thread_id);
     if (threads != PAPI_OK) failure = PAPI_strerror(threads);
   });
-  if (!failure.empty()) throw std::runtime_error("PAPI could not be initialised: " + failure);
+  return failure;
 }
 
 }  // namespace
 
-PapiCounters::PapiCounters(const std::vector<std::string>& requested) {
-  if (requested.empty()) return;
-  init_papi();
-  for (const std::string& name : requested) {
-    CounterStatus entry{name, false, ""};
-    int code = 0;
-    int result = PAPI_event_name_to_code(name.c_str(), &code);
-    if (result != PAPI_OK) {
-      entry.reason = PAPI_strerror(result);
-      status_.push_back(entry);
-      continue;
+const std::string& papi_machine_reason() {
+  static const std::string reason = []() -> std::string {
+    const std::string& failure = init_papi();
+    if (!failure.empty()) return "PAPI could not be initialised: " + failure;
+    const int component = PAPI_get_component_index("perf_event");
+    if (component < 0) return "PAPI has no perf_event component";
+    const PAPI_component_info_t* info = PAPI_get_component_info(component);
+    if (info != nullptr && info->disabled) {
+      return std::string("PAPI's perf_event component is disabled: ") + info->disabled_reason;
     }
-    // Adding and starting the event on this thread is the only reliable test: a virtual
-    // machine without a PMU knows the names of hardware events but cannot count them.
-    int probe = PAPI_NULL;
-    result = PAPI_create_eventset(&probe);
-    if (result == PAPI_OK) result = PAPI_add_event(probe, code);
-    if (result == PAPI_OK) result = PAPI_start(probe);
-    if (result == PAPI_OK) {
-      long long value = 0;
-      result = PAPI_stop(probe, &value);
-    }
-    if (probe != PAPI_NULL) {
-      PAPI_cleanup_eventset(probe);
-      PAPI_destroy_eventset(&probe);
-    }
-    if (result != PAPI_OK) {
-      entry.reason = PAPI_strerror(result);
-    } else {
-      entry.present = true;
-      codes_.push_back(code);
-    }
-    status_.push_back(entry);
-  }
+    return "";
+  }();
+  return reason;
 }
 
-int PapiCounters::start_thread(unsigned core) const {
-  if (codes_.empty()) return -1;
+std::string papi_probe(const std::string& name, int* code) {
+  const std::string& machine = papi_machine_reason();
+  if (!machine.empty()) return machine;
+  int result = PAPI_event_name_to_code(name.c_str(), code);
+  if (result != PAPI_OK) return std::string("PAPI: ") + PAPI_strerror(result);
+  int probe = PAPI_NULL;
+  result = PAPI_create_eventset(&probe);
+  if (result == PAPI_OK) result = PAPI_add_event(probe, *code);
+  if (result == PAPI_OK) result = PAPI_start(probe);
+  if (result == PAPI_OK) {
+    long long value = 0;
+    result = PAPI_stop(probe, &value);
+  }
+  if (probe != PAPI_NULL) {
+    PAPI_cleanup_eventset(probe);
+    PAPI_destroy_eventset(&probe);
+  }
+  return result == PAPI_OK ? "" : std::string("PAPI: ") + PAPI_strerror(result);
+}
+
+std::string PapiThread::start(const std::vector<int>& codes) {
+  if (codes.empty()) return "";
   PAPI_register_thread();
   int event_set = PAPI_NULL;
   int result = PAPI_create_eventset(&event_set);
-  for (int code : codes_) {
+  for (int code : codes) {
     if (result == PAPI_OK) result = PAPI_add_event(event_set, code);
   }
   if (result == PAPI_OK) result = PAPI_start(event_set);
   if (result != PAPI_OK) {
-    std::fprintf(stderr, "moirai: warning: PAPI counters could not start on core %u: %s\n", core,
-                 PAPI_strerror(result));
-    return -1;
+    if (event_set != PAPI_NULL) {
+      PAPI_cleanup_eventset(event_set);
+      PAPI_destroy_eventset(&event_set);
+    }
+    PAPI_unregister_thread();
+    return PAPI_strerror(result);
   }
-  return event_set;
+  event_set_ = event_set;
+  return "";
 }
 
-void PapiCounters::read(int event_set, long long* values) noexcept {
-  if (event_set >= 0) PAPI_read(event_set, values);
+void PapiThread::read(long long* values) const noexcept {
+  if (event_set_ >= 0) PAPI_read(event_set_, values);
 }
 
-void PapiCounters::stop_thread(int event_set) noexcept {
-  if (event_set < 0) return;
-  long long ignored[8] = {};
-  PAPI_stop(event_set, ignored);
-  PAPI_cleanup_eventset(event_set);
-  PAPI_destroy_eventset(&event_set);
+void PapiThread::stop() noexcept {
+  if (event_set_ < 0) return;
+  long long ignored[16] = {};
+  PAPI_stop(event_set_, ignored);
+  PAPI_cleanup_eventset(event_set_);
+  PAPI_destroy_eventset(&event_set_);
   PAPI_unregister_thread();
+  event_set_ = -1;
 }
 
 }  // namespace moirai::instrument::detail

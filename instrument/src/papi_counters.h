@@ -1,32 +1,32 @@
-// PAPI counters: which of the requested events this machine has, and one event set per core.
+// The PAPI counter backend: first choice wherever PAPI's perf_event component is active.
 #pragma once
 
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/trace_recorder.h"
-
 namespace moirai::instrument::detail {
 
-// PapiCounters probes the requested events once (PAPI reports hardware events as missing on a
-// machine without a PMU, such as most virtual machines) and then counts the present ones.
-class PapiCounters {
+// papi_machine_reason is "" when PAPI can count on this machine, else why not (the library did
+// not initialise, or its perf_event component is disabled, with PAPI's own reason).
+const std::string& papi_machine_reason();
+
+// papi_probe tells whether PAPI counts `name` on the calling thread: "" and its code in `code`,
+// or the reason it cannot. Adding and starting the event is the only reliable test: a virtual
+// machine without a PMU knows the names of hardware events but cannot count them.
+std::string papi_probe(const std::string& name, int* code);
+
+// PapiThread is one thread's PAPI event set.
+class PapiThread {
  public:
-  explicit PapiCounters(const std::vector<std::string>& requested);
-  // status lists every requested event, present or missing with PAPI's reason.
-  const std::vector<CounterStatus>& status() const { return status_; }
-  // present is how many events are counted.
-  std::size_t present() const { return codes_.size(); }
-  // start creates and starts this thread's event set; returns its handle (or -1 on failure,
-  // reported on stderr once per core: the recording then carries zeros flagged in metadata).
-  int start_thread(unsigned core) const;
-  // read fills `values` (present() entries) from the event set.
-  static void read(int event_set, long long* values) noexcept;
-  static void stop_thread(int event_set) noexcept;
+  // start creates and starts this thread's event set for `codes`; "" or the reason it failed.
+  std::string start(const std::vector<int>& codes);
+  // read fills one value per code, in start()'s order.
+  void read(long long* values) const noexcept;
+  void stop() noexcept;
+  bool running() const { return event_set_ >= 0; }
 
  private:
-  std::vector<CounterStatus> status_;
-  std::vector<int> codes_;
+  int event_set_ = -1;
 };
 
 }  // namespace moirai::instrument::detail

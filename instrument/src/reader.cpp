@@ -5,8 +5,10 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <sstream>
@@ -23,6 +25,22 @@ std::string Trace::construct_name(std::uint32_t kind) const {
 std::string Trace::site_name(std::uint32_t site) const {
   auto found = sites.find(site);
   return found == sites.end() ? "?" : found->second.file + ":" + std::to_string(found->second.line);
+}
+
+double Trace::ms_from_start(std::uint64_t ticks) const {
+  std::uint64_t start = 0;
+  auto found = metadata.find("start_ticks");
+  if (found != metadata.end()) start = std::strtoull(found->second.c_str(), nullptr, 10);
+  if (ticks < start || !(clock_hz > 0)) return 0;
+  return static_cast<double>(ticks - start) * 1e3 / clock_hz;
+}
+
+std::string Trace::interruption() const {
+  if (interrupted.empty()) return "";
+  char at[64];
+  std::snprintf(at, sizeof at, "%.3f ms", ms_from_start(complete && end.end_time != 0 ? end.end_time : latest));
+  auto reason = metadata.find("end_reason");
+  return interrupted + " at " + at + (reason == metadata.end() ? "" : ": " + reason->second);
 }
 
 namespace {
@@ -78,6 +96,8 @@ class FileSource {
   std::vector<unsigned char> buffer_;
 };
 
+constexpr std::size_t kNoUnit = static_cast<std::size_t>(-1);
+
 template <class Source>
 class Parser {
  public:
@@ -90,10 +110,10 @@ class Parser {
     if (head == nullptr) throw TraceError(0, "the file could not be read");
     const auto header = load<FileHeader>(head);
     if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw TraceError(0, "not a Moirai trace (wrong magic)");
-    if (header.version_major != kVersionMajor) {
+    if (header.version_major < kOldestVersionMajor || header.version_major > kVersionMajor) {
       throw TraceError(8, "trace format version " + std::to_string(header.version_major) + "." +
-                              std::to_string(header.version_minor) + " is not supported (this reader reads version " +
-                              std::to_string(kVersionMajor) + ")");
+                              std::to_string(header.version_minor) + " is not supported (this reader reads versions " +
+                              std::to_string(kOldestVersionMajor) + " to " + std::to_string(kVersionMajor) + ")");
     }
     std::size_t at = sizeof(FileHeader);
     while (at < size_) {
@@ -136,6 +156,15 @@ class Parser {
       at = payload_at + chunk.payload_size;
     }
     if (!trace_.complete && trace_.cut.empty()) cut(at, "the end chunk is missing");
+    if (!trace_.cut.empty()) {
+      // Said first, as a time: how much of the run the trace still holds is what a reader asks.
+      char ends[64];
+      std::snprintf(ends, sizeof ends, "%.3f ms", trace_.ms_from_start(trace_.latest));
+      trace_.cut = "partial trace, ends at " + std::string(ends) + (trace_.latest == 0 ? " (it holds no records)" : "") +
+                   ": " + trace_.cut;
+    }
+    auto interrupted = trace_.metadata.find("interrupted");
+    if (interrupted != trace_.metadata.end() && interrupted->second != "no") trace_.interrupted = interrupted->second;
     return std::move(trace_);
   }
 
@@ -145,11 +174,14 @@ class Parser {
                  std::to_string(trace_.chunks) + " complete chunks; the run did not finish writing it";
   }
 
+  void saw_time(std::uint64_t ticks) { trace_.latest = std::max(trace_.latest, ticks); }
+
   void parse_chunk(const ChunkHeader& chunk, const unsigned char* payload, std::size_t offset) {
     switch (static_cast<ChunkType>(chunk.type)) {
       case ChunkType::metadata: return parse_metadata(payload, chunk.payload_size, offset);
       case ChunkType::definitions: return parse_definitions(payload, chunk.payload_size, offset);
       case ChunkType::events: return parse_events(chunk.core, payload, chunk.payload_size, offset);
+      case ChunkType::closing: return parse_closing(payload, chunk.payload_size, offset);
       case ChunkType::end:
         if (chunk.payload_size != sizeof(EndPayload)) throw TraceError(offset, "end chunk of the wrong size");
         trace_.end = load<EndPayload>(payload);
@@ -159,15 +191,29 @@ class Parser {
     throw TraceError(offset, "unknown chunk type " + std::to_string(chunk.type));
   }
 
-  void parse_metadata(const unsigned char* payload, std::size_t size, std::size_t offset) {
-    if (metadata_seen_) throw TraceError(offset, "a second metadata chunk");
-    metadata_seen_ = true;
+  // parse_lines adds "key=value" lines to the metadata; a key may not be given twice.
+  void parse_lines(const unsigned char* payload, std::size_t size, std::size_t offset) {
     const std::string text(reinterpret_cast<const char*>(payload), size);
     for (const std::string& line : split(text, '\n')) {
       const auto eq = line.find('=');
       if (eq == std::string::npos) throw TraceError(offset, "metadata line without '=': " + line.substr(0, 60));
-      trace_.metadata[line.substr(0, eq)] = line.substr(eq + 1);
+      if (!trace_.metadata.emplace(line.substr(0, eq), line.substr(eq + 1)).second) {
+        throw TraceError(offset, "metadata key '" + line.substr(0, eq) + "' given twice");
+      }
     }
+  }
+
+  void parse_closing(const unsigned char* payload, std::size_t size, std::size_t offset) {
+    if (!metadata_seen_) throw TraceError(offset, "a closing chunk before the metadata chunk");
+    if (closing_seen_) throw TraceError(offset, "a second closing chunk");
+    closing_seen_ = true;
+    parse_lines(payload, size, offset);
+  }
+
+  void parse_metadata(const unsigned char* payload, std::size_t size, std::size_t offset) {
+    if (metadata_seen_) throw TraceError(offset, "a second metadata chunk");
+    metadata_seen_ = true;
+    parse_lines(payload, size, offset);
     const auto need = [&](const char* key) -> const std::string& {
       auto found = trace_.metadata.find(key);
       if (found == trace_.metadata.end()) throw TraceError(offset, std::string("metadata lacks '") + key + "'");
@@ -184,6 +230,9 @@ class Parser {
     }
     trace_.counters = split(need("counters"), ',');
     if (trace_.counters.size() > kMaxCounters) throw TraceError(offset, "more counters than the format allows");
+    auto backends = trace_.metadata.find("counter_backends");
+    trace_.counter_backends = backends != trace_.metadata.end() ? split(backends->second, ',') : std::vector<std::string>{};
+    trace_.counter_backends.resize(trace_.counters.size());
     auto missing = trace_.metadata.find("missing_counters");
     if (missing != trace_.metadata.end()) trace_.missing_counters = split(missing->second, ';');
     unit_size_ = unit_record_size(trace_.counters.size());
@@ -256,8 +305,31 @@ class Parser {
             unit.counters.resize(trace_.counters.size());
             std::memcpy(unit.counters.data(), payload + at + sizeof(UnitRecord), 8 * trace_.counters.size());
           }
+          saw_time(r.handler_end);
+          last_unit_.resize(trace_.core_count, kNoUnit);
+          last_unit_[core] = trace_.units.size();
           trace_.units.push_back(std::move(unit));
           at += unit_size_;
+          break;
+        }
+        case RecordKind::os_taken: {
+          need(sizeof(OsTakenRecord));
+          const auto record = load<OsTakenRecord>(payload + at);
+          last_unit_.resize(trace_.core_count, kNoUnit);
+          const std::size_t index = last_unit_[core];
+          if (index == kNoUnit || trace_.units[index].record.unit != record.unit) {
+            throw TraceError(here, "OS record for unit " + std::to_string(record.unit) +
+                                       ", which is not the unit recorded before it on core " + std::to_string(core));
+          }
+          Unit& unit = trace_.units[index];
+          if (record.taken > unit.record.end - unit.record.begin) {
+            throw TraceError(here, "OS record says more was taken from unit " + std::to_string(record.unit) +
+                                       " than its work span");
+          }
+          unit.taken = record.taken;
+          unit.switches = record.switches;
+          unit.migrations = record.migrations;
+          at += sizeof(OsTakenRecord);
           break;
         }
         case RecordKind::idle:
@@ -266,6 +338,7 @@ class Parser {
           need(sizeof(SpanRecord));
           const auto span = load<SpanRecord>(payload + at);
           if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
+          saw_time(span.end);
           (kind == RecordKind::idle ? trace_.idle
            : kind == RecordKind::paused ? trace_.paused
                                         : trace_.writer_waits)
@@ -277,6 +350,7 @@ class Parser {
           need(sizeof(ConstraintRecord));
           const auto record = load<ConstraintRecord>(payload + at);
           if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
+          saw_time(record.time);
           trace_.constraints.push_back(record);
           at += sizeof(ConstraintRecord);
           break;
@@ -286,6 +360,7 @@ class Parser {
           const auto record = load<LockHandoffRecord>(payload + at);
           if (record.from >= trace_.core_count) throw TraceError(here, "lock handoff from core " + std::to_string(record.from) + " in a trace of " + std::to_string(trace_.core_count) + " cores");
           if (record.waited > record.acquired) throw TraceError(here, "lock acquired before the wait began");
+          saw_time(record.acquired);
           trace_.lock_handoffs.push_back(Trace::LockHandoff{core, record});
           at += sizeof(LockHandoffRecord);
           break;
@@ -295,6 +370,7 @@ class Parser {
           const auto record = load<UserEventRecord>(payload + at);
           if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));
           if (record.unit == 0) throw TraceError(here, "user event in unit 0");
+          saw_time(record.time);
           trace_.user_events.push_back(Trace::UserEvent{core, record});
           at += sizeof(UserEventRecord);
           break;
@@ -317,6 +393,8 @@ class Parser {
   std::size_t size_;
   Trace trace_;
   bool metadata_seen_ = false;
+  bool closing_seen_ = false;
+  std::vector<std::size_t> last_unit_;  // per core: index in trace_.units of its latest unit
   std::size_t unit_size_ = sizeof(UnitRecord);
 };
 

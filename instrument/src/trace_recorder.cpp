@@ -2,7 +2,9 @@
 #include "moirai/instrument/trace_recorder.h"
 
 #include <fcntl.h>
+#include <sched.h>
 #include <hwloc.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <zlib.h>
 
@@ -11,7 +13,11 @@
 #include <cerrno>
 #include <chrono>
 #include <condition_variable>
+#include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <stdexcept>
@@ -22,7 +28,9 @@
 
 #include "moirai/instrument/clock.h"
 #include "moirai/trace/format.h"
-#include "papi_counters.h"
+#include "counter_set.h"
+#include "machine_load.h"
+#include "os_time.h"
 #include "spsc_ring.h"
 
 namespace moirai::instrument {
@@ -36,11 +44,30 @@ constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then 
 constexpr std::size_t kBufferBudget = 32u << 20;  // first buffers of all cores together, bytes
 constexpr std::size_t kMinBufferBytes = 16u << 10;  // the budget never cuts a buffer below this
 
+constexpr std::size_t kMinOptionBufferBytes = 1024;  // the smallest RecorderOptions::buffer_bytes
+constexpr auto kWriterTick = std::chrono::milliseconds(20);  // the writer's longest sleep
+
+// A Buffer is appended to by one core and written out by the writer thread, in pieces while
+// the core still appends (flush by time) and the rest once the core hands it over full. Only
+// the writer resets a buffer, after writing all of it, before it goes back to the empty ring.
 struct Buffer {
   std::vector<unsigned char> bytes;
-  std::size_t used = 0;
-  std::uint64_t records = 0;
+  std::size_t used = 0;       // the core's: bytes appended
+  std::uint64_t records = 0;  // the core's: records appended
+  // How far the core got, published after every append with one release store so the writer
+  // may write those bytes while the core goes on: bytes in the low 32 bits, records above.
+  std::atomic<std::uint64_t> committed{0};
+  // The core's count of buffers it took before this one. The writer writes part of a buffer
+  // only when every earlier buffer of the core is written, which keeps each core's records in
+  // time order across chunks.
+  std::atomic<std::uint64_t> index{0};
+  std::size_t written = 0;            // the writer's: bytes already in the file
+  std::uint64_t written_records = 0;  // the writer's: records already in the file
 };
+
+constexpr std::uint64_t pack_committed(std::size_t bytes, std::uint64_t records) noexcept {
+  return static_cast<std::uint64_t>(bytes) | records << 32;
+}
 
 struct SiteKey {
   const char* file;
@@ -58,12 +85,15 @@ struct SiteKeyHash {
 struct alignas(64) CoreRecorder {
   Buffer* buffer = nullptr;
   std::size_t buffers = 0;            // allocated for this core
+  std::uint64_t taken = 0;            // buffers this core began to fill (the next one's index)
+  std::atomic<Buffer*> current{nullptr};  // `buffer`, for the writer to read
+  std::uint64_t written_buffers = 0;  // the writer's: buffers of this core written whole
   detail::SpscRing<Buffer, kRing> full;   // core -> writer
   detail::SpscRing<Buffer, kRing> empty;  // writer -> core
   unsigned char unit[fmt::unit_record_size(fmt::kMaxCounters)] = {};  // the unit being built
   std::uint64_t open_since = 0;       // start of the span no record covers yet
   std::uint64_t idle_since = 0;
-  int event_set = -1;
+  detail::CounterSet::Thread counter_thread;
   long long counters_begin[fmt::kMaxCounters] = {};
   long long counters_end[fmt::kMaxCounters] = {};
   std::unordered_map<SiteKey, std::uint32_t, SiteKeyHash> sites;
@@ -74,19 +104,44 @@ struct alignas(64) CoreRecorder {
   bool skipping = false;              // the current unit is not recorded (paused)
   std::uint64_t lock_wait_since = 0;
   std::uint64_t paused_since = 0;     // start of the span this core did not record
-  std::uint64_t writer_waits = 0;
+  std::atomic<std::uint64_t> writer_waits{0};  // the core's count; the writer reads it on a signal
   std::uint64_t stopped_at = 0;       // clock reading at core_stop (simulated runs)
+  detail::OsTimeProbe os;             // what the OS took from each unit (real cores)
+  detail::OsTaken os_taken;           // of the unit being built
+  bool taken_pending = false;         // `os_taken` belongs to the unit being built
+  int cpu = -1;                       // the CPU this core's thread ran on at its start
+  bool moved = false;                 // ... and it ran elsewhere at its stop (not pinned)
+  std::uint64_t thread_cpu_start = 0, thread_cpu_stop = 0, wall_start = 0, wall_stop = 0;
 };
 
 fmt::UnitRecord& unit_of(CoreRecorder& core) {
   return *reinterpret_cast<fmt::UnitRecord*>(core.unit);
 }
 
+// The signals that ask a process to stop and that the recorder turns into a written trace.
+constexpr int kStopSignals[] = {SIGINT, SIGTERM};
+
+// The stop signal caught, 0 before one is. A signal handler may do little more than this store
+// (it is async-signal-safe because the atomic is lock-free); the writer thread does the rest.
+std::atomic<int> caught_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free);
+
+extern "C" void on_stop_signal(int signal) { caught_signal.store(signal, std::memory_order_relaxed); }
+
+const char* signal_name(int signal) { return signal == SIGINT ? "SIGINT" : signal == SIGTERM ? "SIGTERM" : "signal"; }
+
+// key_value_line adds one "key=value" line of a metadata or closing chunk; a line break in the
+// value would start a new line, so it becomes a space.
+void key_value_line(std::string& text, const std::string& key, std::string value) {
+  std::replace(value.begin(), value.end(), '\n', ' ');
+  text += key + "=" + value + "\n";
+}
+
 }  // namespace
 
 struct TraceRecorder::Impl {
   RecorderOptions options;
-  detail::PapiCounters papi;
+  detail::CounterSet counter_set;
   int fd = -1;
   std::size_t unit_size = sizeof(fmt::UnitRecord);
   std::vector<CoreRecorder> cores;
@@ -106,17 +161,23 @@ struct TraceRecorder::Impl {
   std::atomic<bool> writer_stop{false};
   std::atomic<std::uint64_t> pending{0};
   std::thread writer;
+  bool catching[std::size(kStopSignals)] = {};  // this recorder installed on_stop_signal
 
   const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
+  bool os_on = false;                // measuring what the OS took (real cores, RecorderOptions)
+  std::string os_method;             // how, or why not
+  std::vector<detail::CpuLoad> loads_at_start;
 
-  explicit Impl(RecorderOptions o) : options(std::move(o)), papi(options.counters) {}
+  explicit Impl(RecorderOptions o) : options(std::move(o)), counter_set(options.counters) {}
 
   // now reads the clock the run keeps for `core`.
   std::uint64_t now(CoreId core) const noexcept { return Clock::now(time, core); }
 
   void write_all(const void* data, std::size_t size);
   void write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);
-  void write_metadata(const std::string& language, std::size_t core_count, double record_cost_ns);
+  void write_metadata(const std::string& language, std::size_t core_count, double unit_cost_ns);
+  void os_closing_lines(std::vector<std::pair<std::string, std::string>>& lines) const;
+  double measure_unit_cost();
   template <class Line>
   void write_topology(Line& line);
   void define(fmt::DefinitionType type, std::uint32_t a, std::uint64_t b, std::uint64_t c,
@@ -124,8 +185,19 @@ struct TraceRecorder::Impl {
   std::uint32_t site_id(CoreRecorder& core, const CallSite& site);
   void append(CoreId core, const void* record, std::size_t size);
   void hand_off(CoreId core);
-  void drain();
+  void take(CoreRecorder& core, Buffer* buffer);
+  void write_committed(std::size_t core, Buffer& buffer);
+  void write_current(std::size_t core);
+  void drain_full(std::size_t core);
+  void write_definitions();
+  void flush_all();
   void writer_loop();
+  std::vector<std::pair<std::string, std::string>> closing_lines(int signal);
+  void write_ending(int signal, std::uint64_t end_time);
+  void catch_stop_signals();
+  void release_stop_signals();
+  int stop_signal() const;
+  [[noreturn]] void end_by_signal(int signal, std::uint64_t end_time);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -164,15 +236,11 @@ void TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, c
 }
 
 void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_t core_count,
-                                         double record_cost_ns) {
+                                         double unit_cost_ns) {
   const ClockInfo host_clock = Clock::info();
   const ClockInfo clock = time != nullptr ? ClockInfo{time->source(), time->hz()} : host_clock;
   std::string text;
-  auto line = [&text](const std::string& key, const std::string& value) {
-    std::string clean = value;
-    std::replace(clean.begin(), clean.end(), '\n', ' ');
-    text += key + "=" + clean + "\n";
-  };
+  auto line = [&text](const std::string& key, const std::string& value) { key_value_line(text, key, value); };
   line("format", "moirai-trace");
   line("language", language);
   line("cores", std::to_string(core_count));
@@ -183,18 +251,26 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
                                            .count()));
   line("start_ticks", std::to_string(time != nullptr ? 0 : Clock::now()));
   line("command_line", options.command_line);
-  std::string present, missing;
-  for (const CounterStatus& counter : papi.status()) {
+  std::string present, backends, notes, missing;
+  for (const CounterStatus& counter : counter_set.status()) {
     if (counter.present) {
       present += (present.empty() ? "" : ",") + counter.name;
+      backends += (backends.empty() ? "" : ",") + counter.backend;
+      if (!counter.note.empty()) notes += (notes.empty() ? "" : ";") + counter.name + ": " + counter.note;
     } else {
-      missing += (missing.empty() ? "" : ";") + counter.name + ": " + counter.reason;
+      std::string reason = counter.reason;  // ';' separates the entries
+      std::replace(reason.begin(), reason.end(), ';', ',');
+      missing += (missing.empty() ? "" : ";") + counter.name + ": " + reason;
     }
   }
   line("counters", present);
+  line("counter_backends", backends);
+  line("counter_notes", notes);
+  line("counter_read", counter_set.read_method());
   line("missing_counters", missing);
   line("unit_record_bytes", std::to_string(unit_size));
-  line("record_cost_ns", std::to_string(record_cost_ns));
+  line("os_time", os_method);
+  line("unit_record_cost_ns", std::to_string(unit_cost_ns));
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   line("host", host);
@@ -206,6 +282,80 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
   }
   std::lock_guard<std::mutex> hold(writer_mutex);
   write_chunk(fmt::ChunkType::metadata, fmt::kNoCore, text.data(), text.size());
+}
+
+// measure_unit_cost times what recording adds to one unit, through the same code the run uses:
+// the clock readings of a whole life-line, two reads of the counters, the OS-time probe and the
+// copy into a buffer. The report shows it as the probe's own overhead kind. (A loop of clock
+// readings alone, as before, stated 2-3 times less than the probe-effect benchmark measured.)
+double TraceRecorder::Impl::measure_unit_cost() {
+  detail::CounterSet::Thread counters_here;
+  const bool counting = counter_set.present() > 0 && counter_set.start(counters_here).empty();
+  detail::OsTimeProbe os;
+  if (os_on) os.start(Clock::info().hz);
+  std::vector<unsigned char> scratch(unit_size * 64);
+  long long values[fmt::kMaxCounters] = {};
+  // At most 2000 units or about 2 ms, whichever comes first: system calls on a busy virtual
+  // machine can take microseconds each.
+  constexpr int kMaxSamples = 2000;
+  const std::uint64_t budget = static_cast<std::uint64_t>(Clock::info().hz * 2e-3);
+  const std::uint64_t t0 = Clock::now();
+  int samples = 0;
+  while (samples < kMaxSamples && (samples < 16 || Clock::now() - t0 < budget)) {
+    fmt::UnitRecord probe{};
+    probe.assign = Clock::now();
+    probe.begin = Clock::now();
+    if (os_on) os.begin(probe.begin);
+    if (counting) counter_set.read(counters_here, values);
+    if (counting) counter_set.read(counters_here, values);
+    probe.end = Clock::now();
+    detail::OsTaken taken;
+    if (os_on) os.end(probe.end, taken);
+    probe.locked = probe.end;
+    probe.handler = Clock::now();
+    probe.handler_end = Clock::now();
+    std::memcpy(scratch.data() + (static_cast<std::size_t>(samples) % 64) * unit_size, &probe, sizeof probe);
+    ++samples;
+  }
+  const double per_unit_ticks = static_cast<double>(Clock::now() - t0) / samples;
+  if (counting) counter_set.stop(counters_here);
+  volatile unsigned char keep = scratch[0];  // the copies must not be optimised away
+  (void)keep;
+  return per_unit_ticks * 1e9 / Clock::info().hz;
+}
+
+// os_closing_lines says, per core, what else its CPU did during the run: the other processes'
+// time there (the CPU's busy time less this core's thread) and the hypervisor's steal.
+void TraceRecorder::Impl::os_closing_lines(std::vector<std::pair<std::string, std::string>>& lines) const {
+  if (!os_on) return;
+  const std::vector<detail::CpuLoad> loads_at_end = detail::read_cpu_loads();
+  const double ns_per_tick = 1e9 / Clock::info().hz;
+  std::string cpus, threads, walls, others, steals, moved;
+  for (std::size_t k = 0; k < cores.size(); ++k) {
+    const CoreRecorder& core = cores[k];
+    const char* comma = k ? "," : "";
+    const std::uint64_t thread = core.thread_cpu_stop - core.thread_cpu_start;
+    std::uint64_t other = 0, steal = 0;
+    if (core.cpu >= 0 && static_cast<std::size_t>(core.cpu) < std::min(loads_at_start.size(), loads_at_end.size())) {
+      const detail::CpuLoad& a = loads_at_start[static_cast<std::size_t>(core.cpu)];
+      const detail::CpuLoad& b = loads_at_end[static_cast<std::size_t>(core.cpu)];
+      const std::uint64_t busy = b.busy_ns > a.busy_ns ? b.busy_ns - a.busy_ns : 0;
+      other = busy > thread ? busy - thread : 0;
+      steal = b.steal_ns > a.steal_ns ? b.steal_ns - a.steal_ns : 0;
+    }
+    cpus += comma + std::to_string(core.cpu);
+    threads += comma + std::to_string(thread);
+    walls += comma + std::to_string(static_cast<std::uint64_t>(static_cast<double>(core.wall_stop - core.wall_start) * ns_per_tick));
+    others += comma + std::to_string(other);
+    steals += comma + std::to_string(steal);
+    if (core.moved) moved += (moved.empty() ? "" : ",") + std::to_string(k);
+  }
+  lines.emplace_back("os_core_cpu", cpus);
+  lines.emplace_back("os_core_wall_ns", walls);
+  lines.emplace_back("os_core_thread_cpu_ns", threads);
+  lines.emplace_back("os_core_other_busy_ns", others);
+  lines.emplace_back("os_core_steal_ns", steals);
+  lines.emplace_back("os_unpinned_cores", moved);
 }
 
 template <class Line>
@@ -264,9 +414,19 @@ std::uint32_t TraceRecorder::Impl::site_id(CoreRecorder& core, const CallSite& s
 void TraceRecorder::Impl::append(CoreId core_id, const void* record, std::size_t size) {
   CoreRecorder& core = cores[core_id];
   if (core.buffer->used + size > core.buffer->bytes.size()) hand_off(core_id);
-  std::memcpy(core.buffer->bytes.data() + core.buffer->used, record, size);
-  core.buffer->used += size;
-  ++core.buffer->records;
+  Buffer& buffer = *core.buffer;
+  std::memcpy(buffer.bytes.data() + buffer.used, record, size);
+  buffer.used += size;
+  ++buffer.records;
+  // The only cost flushing by time adds here: a release store, a plain store on x86.
+  buffer.committed.store(pack_committed(buffer.used, buffer.records), std::memory_order_release);
+}
+
+// take makes `buffer` the one the core appends to, numbered after the core's previous one.
+void TraceRecorder::Impl::take(CoreRecorder& core, Buffer* buffer) {
+  buffer->index.store(core.taken++, std::memory_order_relaxed);
+  core.buffer = buffer;
+  core.current.store(buffer, std::memory_order_release);  // publishes the index with it
 }
 
 // hand_off gives the core's full buffer to the writer and takes an empty one, waiting (and
@@ -293,31 +453,67 @@ void TraceRecorder::Impl::hand_off(CoreId core_id) {
     std::this_thread::yield();
     next = core.empty.pop();
   }
-  core.buffer = next;
+  take(core, next);
   // A simulated core's clock stands still while the host waits: that wait is no part of the run.
   const std::uint64_t waited_until = waited_since != 0 ? now(core_id) : 0;
   if (waited_until > waited_since) {
-    ++core.writer_waits;
+    core.writer_waits.fetch_add(1, std::memory_order_relaxed);
     fmt::SpanRecord wait{static_cast<std::uint16_t>(fmt::RecordKind::writer_wait), 0, 0,
                          waited_since, waited_until};
     std::memcpy(core.buffer->bytes.data(), &wait, sizeof wait);
     core.buffer->used = sizeof wait;
     core.buffer->records = 1;
+    core.buffer->committed.store(pack_committed(sizeof wait, 1), std::memory_order_release);
   }
 }
 
-void TraceRecorder::Impl::drain() {
-  for (std::size_t k = 0; k < cores.size(); ++k) {
-    while (Buffer* full = cores[k].full.pop()) {
-      write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(k), full->bytes.data(),
-                  full->used);
-      stats.records += full->records;
-      full->used = 0;
-      full->records = 0;
-      pending.fetch_sub(1, std::memory_order_relaxed);
-      cores[k].empty.push(full);
-    }
+// write_committed writes what the core committed to `buffer` since the writer last wrote from
+// it, as one events chunk. Writer only.
+void TraceRecorder::Impl::write_committed(std::size_t core, Buffer& buffer) {
+  const std::uint64_t committed = buffer.committed.load(std::memory_order_acquire);
+  const std::size_t bytes = static_cast<std::size_t>(committed & 0xFFFFFFFFu);
+  const std::uint64_t records = committed >> 32;
+  if (bytes <= buffer.written) return;
+  write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(core), buffer.bytes.data() + buffer.written,
+              bytes - buffer.written);
+  stats.records += records - buffer.written_records;
+  buffer.written = bytes;
+  buffer.written_records = records;
+}
+
+// write_current writes what the core appended so far to the buffer it is filling, without its
+// help (it may sit in a long unit or idle for seconds). Only when every buffer the core filled
+// before is written: otherwise that buffer's rest comes first, through drain_full.
+//
+// Why this is safe while the core appends: `current` may be stale, but only the writer resets
+// a buffer, and it does so after counting it in written_buffers; so a buffer whose index equals
+// written_buffers is one the writer has not reset in this life, and its bytes up to the
+// committed count are final.
+void TraceRecorder::Impl::write_current(std::size_t core) {
+  Buffer* buffer = cores[core].current.load(std::memory_order_acquire);
+  if (buffer != nullptr && buffer->index.load(std::memory_order_relaxed) == cores[core].written_buffers) {
+    write_committed(core, *buffer);
   }
+}
+
+// drain_full writes the rest of every buffer the core handed over, oldest first, then resets
+// it and gives it back.
+void TraceRecorder::Impl::drain_full(std::size_t core) {
+  CoreRecorder& state = cores[core];
+  while (Buffer* full = state.full.pop()) {
+    write_committed(core, *full);
+    full->used = 0;
+    full->records = 0;
+    full->written = 0;
+    full->written_records = 0;
+    full->committed.store(0, std::memory_order_relaxed);
+    ++state.written_buffers;
+    pending.fetch_sub(1, std::memory_order_relaxed);
+    state.empty.push(full);
+  }
+}
+
+void TraceRecorder::Impl::write_definitions() {
   std::vector<unsigned char> batch;
   {
     std::lock_guard<std::mutex> hold(definitions_mutex);
@@ -326,14 +522,146 @@ void TraceRecorder::Impl::drain() {
   if (!batch.empty()) write_chunk(fmt::ChunkType::definitions, fmt::kNoCore, batch.data(), batch.size());
 }
 
+// flush_all writes everything every core has committed, and the definitions. Definitions go
+// first: a record's VP and call site are defined before it is appended, so every record
+// written here finds its names in the file, even if the run dies right after.
+void TraceRecorder::Impl::flush_all() {
+  write_definitions();
+  for (std::size_t k = 0; k < cores.size(); ++k) {
+    write_current(k);  // the part of the oldest unwritten buffer the core still fills
+    drain_full(k);
+    write_current(k);  // the buffer the core went on to, now that those before it are written
+  }
+}
+
 void TraceRecorder::Impl::writer_loop() {
+  using Steady = std::chrono::steady_clock;
+  // Every half interval, so that a record is in the file within the interval even when the
+  // writer is woken late (a loaded machine) or is busy writing when the pass is due.
+  // (0: at every wake; never more often than every half millisecond, which would only spin.)
+  const std::chrono::microseconds period =
+      options.flush_interval.count() == 0
+          ? std::chrono::microseconds(kWriterTick)
+          : std::max(std::chrono::microseconds(500),
+                     std::chrono::duration_cast<std::chrono::microseconds>(options.flush_interval) / 2);
+  auto next_flush = Steady::now() + period;
   std::unique_lock<std::mutex> hold(writer_mutex);
   while (!writer_stop.load(std::memory_order_acquire)) {
-    writer_wake.wait_for(hold, std::chrono::milliseconds(20), [this] {
+    writer_wake.wait_until(hold, std::min(Steady::now() + kWriterTick, next_flush), [this] {
       return pending.load(std::memory_order_acquire) > 0 || writer_stop.load();
     });
-    drain();
+    if (const int signal = stop_signal()) end_by_signal(signal, time != nullptr ? 0 : Clock::now());
+    if (Steady::now() >= next_flush) {
+      flush_all();
+      next_flush = Steady::now() + period;
+    } else {
+      write_definitions();
+      for (std::size_t k = 0; k < cores.size(); ++k) drain_full(k);
+    }
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// The end of a recording: closing chunk, end chunk, stop signals
+// ---------------------------------------------------------------------------------------------
+
+// closing_lines are the closing chunk's "key=value" lines: what is known only when the
+// recording ends. Every such key is added here. On a signal this runs on the writer thread
+// while the cores still run, so what it reads must be safe to read from another thread.
+std::vector<std::pair<std::string, std::string>> TraceRecorder::Impl::closing_lines(int signal) {
+  std::vector<std::pair<std::string, std::string>> lines;
+  lines.emplace_back("interrupted", signal != 0 ? signal_name(signal) : "no");
+  lines.emplace_back("end_reason", signal != 0 ? std::string(signal_name(signal)) +
+                                                      " asked the process to stop mid-run; every record the cores "
+                                                      "had committed was written, then the signal ended the process"
+                                                : "the program finished the recording");
+  // The cores' OS totals are complete only once every core has stopped.
+  if (signal == 0) os_closing_lines(lines);
+  return lines;
+}
+
+// write_ending writes the closing and end chunks and makes them durable.
+void TraceRecorder::Impl::write_ending(int signal, std::uint64_t end_time) {
+  if (started) {  // a closing chunk may only follow the metadata, written by run_start
+    std::string text;
+    for (const auto& [key, value] : closing_lines(signal)) key_value_line(text, key, value);
+    write_chunk(fmt::ChunkType::closing, fmt::kNoCore, text.data(), text.size());
+  }
+  std::uint64_t waits = 0;
+  for (const CoreRecorder& core : cores) waits += core.writer_waits.load(std::memory_order_relaxed);
+  stats.writer_waits = waits;
+  fmt::EndPayload end{stats.chunks, stats.records, 0, waits, end_time};
+  write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
+  ::fsync(fd);
+}
+
+// catch_stop_signals installs on_stop_signal for each stop signal whose action is the default:
+// an application's own handler, or an ignored signal, stays as it is.
+void TraceRecorder::Impl::catch_stop_signals() {
+  bool cleared = false;
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    struct sigaction current {};
+    if (::sigaction(kStopSignals[i], nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) continue;
+    struct sigaction ours {};
+    ours.sa_handler = on_stop_signal;
+    sigemptyset(&ours.sa_mask);
+    ours.sa_flags = SA_RESTART;  // the application's system calls go on as if nothing happened
+    if (!cleared) caught_signal.store(0, std::memory_order_relaxed);  // a finished recorder's signal is no concern here
+    cleared = true;
+    catching[i] = ::sigaction(kStopSignals[i], &ours, nullptr) == 0;
+  }
+}
+
+// release_stop_signals gives the signals this recorder caught back their default action,
+// unless the application installed a handler of its own since.
+void TraceRecorder::Impl::release_stop_signals() {
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    if (!catching[i]) continue;
+    catching[i] = false;
+    struct sigaction current {};
+    if (::sigaction(kStopSignals[i], nullptr, &current) != 0) continue;
+    if ((current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == on_stop_signal) {
+      struct sigaction fallback {};
+      fallback.sa_handler = SIG_DFL;
+      sigemptyset(&fallback.sa_mask);
+      ::sigaction(kStopSignals[i], &fallback, nullptr);
+    }
+  }
+}
+
+// stop_signal is the stop signal caught by this recorder's handler, 0 if none.
+int TraceRecorder::Impl::stop_signal() const {
+  const int signal = caught_signal.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < std::size(kStopSignals); ++i) {
+    if (catching[i] && kStopSignals[i] == signal) return signal;
+  }
+  return 0;
+}
+
+// end_by_signal finishes the trace as interrupted and ends the process as `signal` would have
+// (exit status 128 + signal from a shell). The cores keep running meanwhile; what they commit
+// after the flush is lost with the process, as it would be without the recorder.
+void TraceRecorder::Impl::end_by_signal(int signal, std::uint64_t end_time) {
+  try {
+    flush_all();
+    write_ending(signal, end_time);
+  } catch (const std::exception& error) {
+    // A trace that cannot be written is said so; the signal still ends the process.
+    const std::string message = std::string("moirai: the interrupted trace could not be finished: ") + error.what() + "\n";
+    [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, message.data(), message.size());
+  }
+  release_stop_signals();
+  struct sigaction fallback {};
+  fallback.sa_handler = SIG_DFL;
+  sigemptyset(&fallback.sa_mask);
+  ::sigaction(signal, &fallback, nullptr);
+  sigset_t only;
+  sigemptyset(&only);
+  sigaddset(&only, signal);
+  pthread_sigmask(SIG_UNBLOCK, &only, nullptr);
+  ::raise(signal);
+  std::_Exit(128 + signal);  // not reached: the default action of SIGINT and SIGTERM ends the process
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -348,12 +676,23 @@ TraceRecorder::TraceRecorder(RecorderOptions options)
                              " counters can be recorded, " +
                              std::to_string(rec.options.counters.size()) + " were asked for");
   }
+  // A buffer becomes at most one chunk, and its committed byte count must fit in 32 bits; it
+  // must hold a writer-wait record and the largest unit record together.
+  if (rec.options.buffer_bytes < kMinOptionBufferBytes || rec.options.buffer_bytes > fmt::kMaxChunkPayload) {
+    throw std::runtime_error("trace buffer of " + std::to_string(rec.options.buffer_bytes) + " bytes: must be " +
+                             std::to_string(kMinOptionBufferBytes) + " to " + std::to_string(fmt::kMaxChunkPayload) +
+                             " bytes");
+  }
+  if (rec.options.flush_interval.count() < 0) {
+    throw std::runtime_error("trace flush interval of " + std::to_string(rec.options.flush_interval.count()) +
+                             " ms: must not be negative");
+  }
   rec.fd = ::open(rec.options.path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (rec.fd < 0) {
     throw std::runtime_error("cannot write trace file " + rec.options.path + ": " +
                              std::strerror(errno));
   }
-  rec.unit_size = fmt::unit_record_size(rec.papi.present());
+  rec.unit_size = fmt::unit_record_size(rec.counter_set.present());
   fmt::FileHeader header{};
   std::memcpy(header.magic, fmt::kMagic, sizeof header.magic);
   header.version_major = fmt::kVersionMajor;
@@ -371,7 +710,7 @@ TraceRecorder::~TraceRecorder() {
   if (impl_->fd >= 0) ::close(impl_->fd);
 }
 
-const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_->papi.status(); }
+const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_->counter_set.status(); }
 
 void TraceRecorder::run_start(const std::string& language,
                               const std::vector<std::string>& construct_names,
@@ -384,25 +723,22 @@ void TraceRecorder::run_start(const std::string& language,
   rec.options.buffer_bytes = std::min(
       rec.options.buffer_bytes, std::max(kMinBufferBytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : rec.cores) {
-    core.buffer = new Buffer;
-    core.buffer->bytes.resize(rec.options.buffer_bytes);
+    auto* first = new Buffer;
+    first->bytes.resize(rec.options.buffer_bytes);
     core.buffers = 1;
+    rec.take(core, first);
   }
-  // The cost of one record (a clock reading and a copy), measured here so the trace can state
-  // its own probe effect.
-  constexpr int kSamples = 20000;
-  std::vector<unsigned char> scratch(rec.unit_size * 64);
-  const std::uint64_t t0 = Clock::now();
-  for (int i = 0; i < kSamples; ++i) {
-    fmt::UnitRecord probe{};
-    probe.begin = Clock::now();
-    std::memcpy(scratch.data() + (static_cast<std::size_t>(i) % 64) * rec.unit_size, &probe,
-                sizeof probe);
+  if (rec.time != nullptr) {
+    rec.os_method = "none: a simulated machine's cores are not the host's";
+  } else if (!rec.options.os_time) {
+    rec.os_method = "off";
+  } else {
+    detail::OsTimeProbe probe;
+    rec.os_method = probe.start(Clock::info().hz);
+    rec.os_on = true;
+    rec.loads_at_start = detail::read_cpu_loads();
   }
-  const double per_record_ticks = static_cast<double>(Clock::now() - t0) / kSamples;
-  const double cost_ns = per_record_ticks * 1e9 / Clock::info().hz;
-  volatile unsigned char keep = scratch[0];  // the copies must not be optimised away
-  (void)keep;
+  const double cost_ns = rec.measure_unit_cost();
   rec.write_metadata(language, core_count, cost_ns);
   {
     std::lock_guard<std::mutex> hold(rec.definitions_mutex);
@@ -411,6 +747,7 @@ void TraceRecorder::run_start(const std::string& language,
                  construct_names[kind]);
     }
   }
+  rec.catch_stop_signals();
   rec.writer = std::thread([&rec] { rec.writer_loop(); });
 }
 
@@ -423,30 +760,26 @@ RecorderStats TraceRecorder::finish() {
     rec.writer_wake.notify_one();
     rec.writer.join();
   }
-  std::uint64_t waits = 0;
-  for (std::size_t k = 0; k < rec.cores.size(); ++k) {
-    CoreRecorder& core = rec.cores[k];
-    waits += core.writer_waits;
-    if (core.buffer != nullptr && core.buffer->used > 0) {  // a core that never stopped
-      rec.write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(k),
-                      core.buffer->bytes.data(), core.buffer->used);
-      rec.stats.records += core.buffer->records;
-    }
-  }
-  rec.drain();
-  rec.stats.writer_waits = waits;
+  rec.flush_all();  // a core that never stopped still holds a buffer
   // A simulated run ends at its latest core clock, read when each core stopped: the machine
   // that kept those clocks may be gone by now.
   std::uint64_t end_time = rec.time != nullptr ? 0 : Clock::now();
   for (const CoreRecorder& core : rec.cores) end_time = std::max(end_time, core.stopped_at);
-  fmt::EndPayload end{rec.stats.chunks, rec.stats.records, 0, waits, end_time};
-  rec.write_chunk(fmt::ChunkType::end, fmt::kNoCore, &end, sizeof end);
+  // The default action comes back before the signal is checked: a signal caught until then
+  // ends the process below, after the trace is written and marked interrupted; one after acts
+  // as it would without the recorder.
+  const bool was_catching = std::find(std::begin(rec.catching), std::end(rec.catching), true) != std::end(rec.catching);
+  rec.release_stop_signals();
+  if (const int signal = was_catching ? caught_signal.load(std::memory_order_relaxed) : 0) {
+    rec.end_by_signal(signal, end_time);
+  }
+  rec.write_ending(0, end_time);
   for (CoreRecorder& core : rec.cores) {
     delete core.buffer;
     core.buffer = nullptr;
+    core.current.store(nullptr, std::memory_order_relaxed);
     while (Buffer* spare = core.empty.pop()) delete spare;
   }
-  ::fsync(rec.fd);
   return rec.stats;
 }
 
@@ -458,15 +791,29 @@ void TraceRecorder::use_time_source(const TimeSource& time) { impl_->time = &tim
 
 void TraceRecorder::core_start(CoreId core) {
   CoreRecorder& state = impl_->cores[core];
-  state.event_set = impl_->papi.start_thread(core);
+  const std::string failed = impl_->counter_set.start(state.counter_thread);
+  if (!failed.empty()) {
+    // Its units carry zeros then: say so where the user looks, and in the trace.
+    std::fprintf(stderr, "moirai: warning: counters could not start on core %u: %s\n", core, failed.c_str());
+  }
   state.open_since = impl_->now(core);
+  if (impl_->os_on) {
+    state.os.start(Clock::info().hz);
+    state.cpu = sched_getcpu();
+    state.thread_cpu_start = detail::OsTimeProbe::thread_cpu_ns();
+    state.wall_start = state.open_since;
+  }
 }
 
 void TraceRecorder::core_stop(CoreId core) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
-  detail::PapiCounters::stop_thread(state.event_set);
-  state.event_set = -1;
+  if (rec.os_on) {
+    state.thread_cpu_stop = detail::OsTimeProbe::thread_cpu_ns();
+    state.wall_stop = rec.now(core);
+    state.moved = sched_getcpu() != state.cpu;
+  }
+  rec.counter_set.stop(state.counter_thread);
   if (rec.time != nullptr) state.stopped_at = rec.now(core);
   if (state.buffer->used > 0) rec.hand_off(core);
 }
@@ -524,7 +871,8 @@ void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
   record.begin = impl_->now(core);
   record.assign = state.open_since != 0 ? state.open_since : record.begin;
   state.open_since = 0;
-  detail::PapiCounters::read(state.event_set, state.counters_begin);
+  if (rec.os_on) state.os.begin(record.begin);
+  rec.counter_set.read(state.counter_thread, state.counters_begin);
 }
 
 void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, ConstructKind ended_by,
@@ -532,14 +880,15 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
   if (state.skipping) return;
-  detail::PapiCounters::read(state.event_set, state.counters_end);
+  rec.counter_set.read(state.counter_thread, state.counters_end);
   fmt::UnitRecord& record = unit_of(state);
   record.end = impl_->now(core);
+  if (rec.os_on) state.taken_pending = state.os.end(record.end, state.os_taken);
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
   record.site = rec.site_id(state, site);
   auto* deltas = reinterpret_cast<std::uint64_t*>(state.unit + sizeof(fmt::UnitRecord));
-  for (std::size_t i = 0; i < rec.papi.present(); ++i) {
+  for (std::size_t i = 0; i < rec.counter_set.present(); ++i) {
     deltas[i] = static_cast<std::uint64_t>(state.counters_end[i] - state.counters_begin[i]);
   }
 }
@@ -578,6 +927,13 @@ void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*u
   fmt::UnitRecord& record = unit_of(state);
   record.handler_end = impl_->now(core);
   rec.append(core, state.unit, rec.unit_size);
+  if (state.taken_pending) {
+    state.taken_pending = false;
+    fmt::OsTakenRecord taken{static_cast<std::uint16_t>(fmt::RecordKind::os_taken), 0,
+                             state.os_taken.switches, record.unit, state.os_taken.taken,
+                             state.os_taken.migrations, 0};
+    rec.append(core, &taken, sizeof taken);
+  }
   state.open_since = record.handler_end;  // the next decision starts where this handler ended
   record.end = 0;
   record.handler = 0;

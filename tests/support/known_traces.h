@@ -79,6 +79,38 @@ inline void write_typed_send_trace(const std::string& path, bool instructions = 
   b.write(path);
 }
 
+// write_singleton_trace: VP 1 (core 0) reaches singleton 'setup' first (u1, granted: u1 -> u2),
+// runs its body in u2 and ends it (u2 frees the waiting VP 2: u2 -> u5), then goes on in u3.
+// VP 2 (core 1) reached it in u4 while the body ran and waited; VP 3 (core 2) reached it in u6
+// after the body had finished (at 130, the body ended at 100) and never waited, though its
+// handler still records u2 -> u7. Group 1: sources u1, u4, u6; sinks u3, u5, u7.
+// Rows with the diamond between sources and sinks: u1, u4, u6 0; the diamond in the gap above
+// row 1; u2 1; u3, u5, u7 2. Work: u1 40, u2 30, u3 30, u4 30, u5 35, u6 120, u7 25; critical
+// path u6 -> u7 (same VP), work 145.
+inline void write_singleton_trace(const std::string& path) {
+  TraceBuilder b(3);
+  b.site(1, "known.cpp", 30);
+  b.group(1, 8, "singleton 'setup'");
+  b.unit(0, 1, 1, 0, 10, 50, 60, 8, 1);
+  b.member(0, 1, 1, 1);
+  b.constraint(0, 8, 1, 2, 55);
+  b.unit(0, 2, 1, 60, 70, 100, 110, 9, 1);
+  b.constraint(0, 9, 2, 5, 105);
+  b.member(0, 1, 2, 5);
+  b.member(0, 1, 2, 3);
+  b.unit(0, 3, 1, 110, 120, 150, 160, 0, 1);
+  b.unit(1, 4, 2, 0, 10, 40, 50, 8, 1);
+  b.member(1, 1, 1, 4);
+  b.idle(1, 50, 110);
+  b.unit(1, 5, 2, 110, 115, 150, 160, 0, 1);
+  b.unit(2, 6, 3, 0, 10, 130, 140, 8, 1);
+  b.member(2, 1, 1, 6);
+  b.constraint(2, 9, 2, 7, 135);
+  b.member(2, 1, 2, 7);
+  b.unit(2, 7, 3, 140, 145, 170, 180, 0, 1);
+  b.write(path);
+}
+
 // read_written writes a trace with `write` into a temporary file and reads it back.
 template <class Write>
 trace::Trace read_written(Write write, const std::string& name) {

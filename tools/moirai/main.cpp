@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <iostream>
 #include <optional>
 #include <stdexcept>
@@ -13,6 +14,9 @@
 #include <vector>
 
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/core_set.h"
+#include "moirai/visualize/critical_path.h"
+#include "moirai/visualize/export.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/scg.h"
@@ -35,7 +39,9 @@ constexpr const char* kHelp =
     "  report TRACE [--json]  what caused the lost time: idle by cause, overhead, hints\n"
     "  sweep --param NAME=V1,V2,... -- COMMAND ARGS...\n"
     "                         run COMMAND once per value of {NAME}, record each run and\n"
-    "                         compare them: table, CSV, plot, same-scale SCGs, best value\n\n"
+    "                         compare them: table, CSV, plot, same-scale SCGs, best value\n"
+    "  export TRACE --format otf2|perfetto|sqlite -o OUT\n"
+    "                         the trace for Vampir (OTF2), Perfetto (Trace Event JSON) or SQL\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
 
@@ -53,12 +59,13 @@ int bad_input(const std::string& message, const char* usage) {
 }
 
 // TracePrinter prints one trace's analysis as text or JSON.
-using TracePrinter = void (*)(std::ostream&, const std::string& path, const moirai::trace::Trace&, bool json);
+using TracePrinter = std::function<void(std::ostream&, const std::string& path, const moirai::trace::Trace&, bool json)>;
 
-// trace_command is `moirai NAME TRACE [--json]`: the shape `stats` and `report` share.
+// trace_command is `moirai NAME TRACE [--json]`: the shape `stats` and `report` share; a command
+// may take one more flag, `flag`, which sets `*flag_set`.
 int trace_command(const std::string& name, const std::vector<std::string_view>& args, const char* help,
-                  TracePrinter print) {
-  const std::string usage = "usage: moirai " + name + " TRACE [--json]\n";
+                  const TracePrinter& print, std::string_view flag = {}, bool* flag_set = nullptr) {
+  const std::string usage = "usage: moirai " + name + " TRACE [--json]" + (flag.empty() ? "" : " [" + std::string(flag) + "]") + "\n";
   std::string path;
   bool json = false;
   for (std::string_view arg : args) {
@@ -68,6 +75,8 @@ int trace_command(const std::string& name, const std::vector<std::string_view>& 
     }
     if (arg == "--json") {
       json = true;
+    } else if (!flag.empty() && arg == flag) {
+      *flag_set = true;
     } else if (arg.starts_with("-")) {
       return bad_input(name + ": unknown option '" + std::string(arg) + "'", usage.c_str());
     } else if (!path.empty()) {
@@ -106,8 +115,17 @@ void print_report(std::ostream& out, const std::string&, const moirai::trace::Tr
   }
 }
 
+void print_critical_path(std::ostream& out, const std::string&, const moirai::trace::Trace& trace, bool json) {
+  const moirai::visualize::CriticalPathListing listing = moirai::visualize::list_critical_path(trace);
+  if (json) {
+    moirai::visualize::print_critical_path_json(out, listing);
+  } else {
+    moirai::visualize::print_critical_path(out, listing);
+  }
+}
+
 constexpr const char* kReportHelp =
-    "usage: moirai report TRACE [--json]\n\n"
+    "usage: moirai report TRACE [--json] [--critical-path]\n\n"
     "Says where the run lost time and why: the makespan; work, overhead and idle per core; the\n"
     "overhead against the work and a verdict on the unit size (too small / fine / too big); a\n"
     "histogram of unit sizes; the critical path of the program's dependencies (its work against\n"
@@ -116,12 +134,15 @@ constexpr const char* kReportHelp =
     "each idle period (construct and call site), or to 'nothing left to run'; and hints for the\n"
     "patterns of the paper's section 3.4 (unused cores, creator starvation, an idle tail, unit\n"
     "size, runtime-lock contention), each with its cores, times and call site.\n\n"
-    "  --json   print the same numbers as one JSON object\n";
+    "  --json            print the same numbers as one JSON object\n"
+    "  --critical-path   list the critical path instead, unit by unit in order: unit, VP, core,\n"
+    "                    work, the arc it was reached by, the construct and call site that began\n"
+    "                    and ended it (their work adds up to the report's critical-path work)\n";
 
 constexpr const char* kScgUsage =
     "usage: moirai scg TRACE -o FILE [-T svg|png|dot] [--scale CYCLES_PER_POINT | --same-scale-as OTHER]\n"
-    "                  [--from TIME] [--to TIME] [--cores LIST] [--arcs LIST] [--same-core-arcs]\n"
-    "                  [--overhead total|detail] [--miss-range MIN,MAX]\n";
+    "                  [--from TIME] [--to TIME] [--cores SET] [--arcs LIST] [--same-core-arcs]\n"
+    "                  [--overhead total|detail] [--miss-range MIN,MAX] [--critical-path]\n";
 
 constexpr const char* kScgHelp =
     "\nDraws the Scheduling Consequence Graph (paper section 3.3.2): one column per core, time\n"
@@ -132,22 +153,26 @@ constexpr const char* kScgHelp =
     "instruction) when the trace recorded a miss counter, and neutral otherwise. Hover a block\n"
     "for its VP, the call sites that began and ended it, its cycles and counters.\n\n"
     "  -o FILE              output file (required)\n"
-    "  -T FORMAT            svg (default), png or dot\n"
+    "  -T FORMAT            svg, png or dot; default: from -o's extension (.dot, .gv, .png), else svg\n"
     "  --scale N            clock ticks per point (1/72 inch); default: fit about 1600 points\n"
     "  --same-scale-as F    draw at the scale trace F gets by default, so the two graphs compare\n"
     "                       directly (converted through both clocks' rates)\n"
     "  --from T, --to T     zoom to a window of the run; T counts from the run's start, in clock\n"
     "                       ticks, or with a unit: 12ms, 3.5us, 2s, 800ns\n"
-    "  --cores LIST         columns to draw, e.g. 0,2,3 (default all)\n"
+    "  --cores SET          columns to draw: numbers and ranges, e.g. 0-5,9 (default all)\n"
     "  --arcs LIST          arc kinds to draw: constructs of the trace, lock-handoff (runtime-lock\n"
     "                       causality) and core-succession (hardware order on a core); default:\n"
     "                       create_vp, send_from_to, send_of_type_to, send_of_type, singleton,\n"
     "                       singleton-end. A '-' in a name stands for a space.\n"
     "  --same-core-arcs     also draw constraint arcs between units on one core\n"
     "  --overhead MODE      total (default): one grey region; detail: assigner + switch,\n"
-    "                       communication, lock wait, constraint update / create, each its colour\n"
+    "                       communication, lock wait, constraint update / create, each its colour,\n"
+    "                       each where it happened in the unit's life-line (in time order)\n"
     "  --miss-range MIN,MAX misses per instruction drawn as pure blue and pure red (default: the\n"
-    "                       lowest and highest of the drawn units)\n";
+    "                       lowest and highest of the drawn units)\n"
+    "  --critical-path      draw the critical path (the heaviest chain of program dependencies by\n"
+    "                       work) over the graph: its blocks get a black rim, bold dashed lines join\n"
+    "                       them in order; `moirai report --critical-path` lists the same units\n";
 
 // parse_time reads a --from/--to value: clock ticks, or a number with s, ms, us or ns.
 std::optional<std::uint64_t> parse_time(const std::string& text, double clock_hz) {
@@ -180,13 +205,19 @@ std::vector<std::string> split_list(std::string_view text) {
   return parts;
 }
 
-// drawing is the end `scg` and `ucc` share: check that a trace and an output were given, read
-// the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
+// drawing is the end `scg` and `ucc` share: check that a trace and an output were given, take
+// the format from the output's extension when -T did not give it, read the trace, and draw it; bad input exits 2, a drawing Graphviz could not write exits 1.
 template <class Draw>
-int drawing(const std::string& name, const std::string& path, const std::string& output, const char* usage, Draw draw) {
+int drawing(const std::string& name, const std::string& path, const std::string& output, std::string& format,
+            const char* usage, Draw draw) {
   const auto bad = [&](const std::string& message) { return bad_input(name + ": " + message, usage); };
   if (path.empty()) return bad("no trace file given");
   if (output.empty()) return bad("no output file given (-o FILE)");
+  if (format.empty()) {
+    // Without -T the file's extension says: `-o x.dot` is DOT that Graphviz's tools read.
+    const std::string_view file = output;
+    format = file.ends_with(".dot") || file.ends_with(".gv") ? "dot" : file.ends_with(".png") ? "png" : "svg";
+  }
   try {
     moirai::trace::Trace trace = moirai::trace::read_trace(path);
     if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
@@ -201,6 +232,15 @@ int drawing(const std::string& name, const std::string& path, const std::string&
     std::cerr << "moirai: error: " << name << ": " << error.what() << '\n';
     return 1;
   }
+}
+
+// trace_argument takes an argument that is no option the command knows: the trace's path, or
+// the error to report (an unknown option, a second trace).
+std::string trace_argument(std::string_view arg, std::string& path) {
+  if (arg.starts_with("-")) return "unknown option '" + std::string(arg) + "'";
+  if (!path.empty()) return "one trace at a time ('" + path + "' and '" + std::string(arg) + "')";
+  path = arg;
+  return {};
 }
 
 // output_option handles the -o and -T options `scg` and `ucc` share; it returns false when
@@ -221,7 +261,7 @@ bool output_option(const std::vector<std::string_view>& args, std::size_t& i, st
 }
 
 int scg(const std::vector<std::string_view>& args) {
-  std::string path, output, format = "svg", same_scale_as, from_text, to_text;
+  std::string path, output, format, same_scale_as, from_text, to_text;
   moirai::visualize::ScgOptions options;
   const auto bad = [](const std::string& message) { return bad_input("scg: " + message, kScgUsage); };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -245,13 +285,14 @@ int scg(const std::vector<std::string_view>& args) {
         return bad("--scale " + text + ": must be a number above 0");
       }
     } else if (arg == "--cores") {
-      if (!value(text)) return bad("--cores needs a list");
-      for (const std::string& core : split_list(text)) {
-        char* end = nullptr;
-        const unsigned long number = std::strtoul(core.c_str(), &end, 10);
-        if (core.empty() || *end != '\0') return bad("--cores " + text + ": '" + core + "' is not a core number");
-        options.cores.push_back(static_cast<std::uint32_t>(number));
+      if (!value(text)) return bad("--cores needs a set, e.g. 0-5,9");
+      try {
+        options.cores = moirai::visualize::parse_core_set(text);
+      } catch (const std::invalid_argument& error) {
+        return bad(std::string("--cores ") + error.what());
       }
+    } else if (arg == "--critical-path") {
+      options.critical_path = true;
     } else if (arg == "--arcs") {
       if (!value(text)) return bad("--arcs needs a list");
       for (std::string kind : split_list(text)) {
@@ -293,7 +334,7 @@ int scg(const std::vector<std::string_view>& args) {
     }
   }
   if (!same_scale_as.empty() && options.cycles_per_point > 0) return bad("--scale and --same-scale-as exclude each other");
-  return drawing("scg", path, output, kScgUsage, [&](moirai::trace::Trace& trace) {
+  return drawing("scg", path, output, format, kScgUsage, [&](moirai::trace::Trace& trace) {
     if (!same_scale_as.empty()) {
       try {
         const moirai::trace::Trace other = moirai::trace::read_trace(same_scale_as);
@@ -309,8 +350,9 @@ int scg(const std::vector<std::string_view>& args) {
       if (!*into) throw std::invalid_argument(std::string(flag) + " " + *text + ": not a time (clock ticks, or a number with s, ms, us or ns)");
     }
     moirai::visualize::ScgLayout layout = moirai::visualize::layout_scg(trace, options);
-    const std::string drawn = std::to_string(layout.blocks.size()) + " blocks on " + std::to_string(layout.cores.size()) +
-                              " cores, " + std::to_string(layout.arcs.size()) + " arcs" +
+    const std::string drawn = moirai::visualize::plural_text(layout.blocks.size(), "block") + " on " +
+                              moirai::visualize::format_core_set(layout.cores) + ", " +
+                              moirai::visualize::plural_text(layout.arcs.size(), "arc") +
                               (trace.units.empty() ? " (the trace has no units: an empty graph)" : "");
     const auto graph = moirai::visualize::scg_graph(layout, trace);
     // The graph holds copies of all it draws: the trace and the layout go before Graphviz lays it
@@ -331,16 +373,17 @@ constexpr const char* kUccHelp =
     "deepest unit constraining it); simple constraints are lines coloured by construct, a VP's\n"
     "consecutive units are joined by a dashed line, and each complex constraint (a typed-send\n"
     "group, a singleton) is a diamond with lines in from the units whose calls affect it and out\n"
-    "to the units it constrains. The critical path has a red rim; the legend gives the\n"
-    "parallelism (total work / critical-path work). A row shows 48 units, the rest of it merged.\n\n"
+    "to the units it constrains, placed between the two so that every line points down. The\n"
+    "critical path has a red rim; the legend gives the parallelism (total work / critical-path\n"
+    "work). A row shows 48 units, the rest of it merged.\n\n"
     "  -o FILE       output file (required)\n"
-    "  -T FORMAT     svg (default), png or dot\n"
+    "  -T FORMAT     svg, png or dot; default: from -o's extension (.dot, .gv, .png), else svg\n"
     "  --weighted    boxes as tall as the unit's instructions (its cycles of work when the trace\n"
     "                has no instruction counter; the legend says which), placed by the weight\n"
     "                of the heaviest chain above them\n";
 
 int ucc(const std::vector<std::string_view>& args) {
-  std::string path, output, format = "svg";
+  std::string path, output, format;
   moirai::visualize::UccOptions options;
   const auto bad = [](const std::string& message) { return bad_input("ucc: " + message, kUccUsage); };
   for (std::size_t i = 0; i < args.size(); ++i) {
@@ -353,24 +396,95 @@ int ucc(const std::vector<std::string_view>& args) {
       if (!error.empty()) return bad(error);
     } else if (arg == "--weighted") {
       options.weighted = true;
-    } else if (arg.starts_with("-")) {
-      return bad("unknown option '" + std::string(arg) + "'");
-    } else if (!path.empty()) {
-      return bad("one trace at a time ('" + path + "' and '" + std::string(arg) + "')");
-    } else {
-      path = arg;
+    } else if (const std::string problem = trace_argument(arg, path); !problem.empty()) {
+      return bad(problem);
     }
   }
-  return drawing("ucc", path, output, kUccUsage, [&](const moirai::trace::Trace& trace) {
+  return drawing("ucc", path, output, format, kUccUsage, [&](const moirai::trace::Trace& trace) {
     const moirai::visualize::UccLayout layout = moirai::visualize::layout_ucc(trace, options);
     moirai::visualize::render_ucc(layout, format, output);
-    std::cout << output << ": " << trace.units.size() << " units, " << layout.nodes.size() << " nodes, "
-              << layout.arcs.size() << " arcs, parallelism " << layout.parallelism
+    using moirai::visualize::plural_text;
+    std::cout << output << ": " << plural_text(trace.units.size(), "unit") << ", " << plural_text(layout.nodes.size(), "node")
+              << ", " << plural_text(layout.arcs.size(), "arc") << ", parallelism " << layout.parallelism
               << (trace.units.empty() ? " (the trace has no units: an empty graph)" : "")
-              << (layout.merged_units ? " (" + std::to_string(layout.merged_units) + " units merged into row nodes)" : "")
-              << (layout.omitted_units ? " (" + std::to_string(layout.omitted_units) + " units too deep to draw)" : "")
+              << (layout.merged_units ? " (" + plural_text(layout.merged_units, "unit") + " merged into row nodes)" : "")
+              << (layout.omitted_units ? " (" + plural_text(layout.omitted_units, "unit") + " too deep to draw)" : "")
               << '\n';
   });
+}
+
+constexpr const char* kExportUsage = "usage: moirai export TRACE --format otf2|perfetto|sqlite -o OUT\n";
+
+constexpr const char* kExportHelp =
+    "\nWrites the trace for the tools people already use (docs/export.md):\n\n"
+    "  --format otf2       an OTF2 archive for Vampir and the Score-P tools: OUT is a new (or\n"
+    "                      empty) directory, its anchor file OUT/traces.otf2. A location per\n"
+    "                      core, a region per life-line segment named by construct and call\n"
+    "                      site, cross-core constraints as MPI messages, counters as metrics,\n"
+    "                      user events as markers.\n"
+    "  --format perfetto   Chrome Trace Event JSON for ui.perfetto.dev (or chrome://tracing): a\n"
+    "                      track per core with units and their overhead segments nested, a track\n"
+    "                      per VP, a flow arrow per constraint, counter tracks, user events.\n"
+    "  --format sqlite     an SQLite database (OUT is replaced): cores, VPs, units with their\n"
+    "                      life-line segments and counter deltas, constraints, idle spans with\n"
+    "                      their cause, the report's hints, the metadata.\n"
+    "  -o OUT              where to write (required)\n\n"
+    "Times are nanoseconds since the run's first reading, converted from the trace's clock.\n"
+    "Exit status: 0 done; 2 bad input (flags, a missing or corrupt trace, an OUT that cannot be\n"
+    "written).\n";
+
+int export_command(const std::vector<std::string_view>& args) {
+  std::string path, output, format;
+  const auto bad = [](const std::string& message) { return bad_input("export: " + message, kExportUsage); };
+  for (std::size_t i = 0; i < args.size(); ++i) {
+    const std::string_view arg = args[i];
+    if (arg == "--help" || arg == "-h") {
+      std::cout << kExportUsage << kExportHelp;
+      return 0;
+    } else if (arg == "--format" || arg == "-o") {
+      if (i + 1 >= args.size()) return bad(arg == "-o" ? "-o needs a file" : "--format needs otf2, perfetto or sqlite");
+      (arg == "-o" ? output : format) = args[++i];
+    } else if (const std::string problem = trace_argument(arg, path); !problem.empty()) {
+      return bad(problem);
+    }
+  }
+  using Exporter = moirai::visualize::ExportCounts (*)(const moirai::trace::Trace&, const std::string&);
+  Exporter exporter = nullptr;
+  const char* arcs = "";
+  if (format == "otf2") {
+    exporter = moirai::visualize::export_otf2;
+    arcs = "messages (cross-core constraints)";
+  } else if (format == "perfetto") {
+    exporter = moirai::visualize::export_perfetto;
+    arcs = "flows";
+  } else if (format == "sqlite") {
+    exporter = moirai::visualize::export_sqlite;
+    arcs = "constraints";
+  } else if (format.empty()) {
+    return bad("no format given (--format otf2, perfetto or sqlite)");
+  } else {
+    return bad("--format " + format + ": not one of otf2, perfetto, sqlite");
+  }
+  if (path.empty()) return bad("no trace file given");
+  if (output.empty()) return bad("no output given (-o OUT)");
+  try {
+    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
+    if (!trace.complete) std::cerr << "moirai: warning: " << path << ": " << trace.cut << '\n';
+    const moirai::visualize::ExportCounts counts = exporter(trace, output);
+    std::cout << output << ": " << format << ", " << counts.units << " units, " << counts.arcs << ' ' << arcs << ", "
+              << counts.cross_core << " cross-core constraints, " << counts.bytes << " bytes";
+    if (counts.unresolved) {
+      std::cout << " (" << counts.unresolved << " constraints name a unit the trace lacks or point back in time: "
+                << (format == "sqlite" ? "rows with resolved = 0)" : "left out)");
+    }
+    std::cout << '\n';
+    return 0;
+  } catch (const moirai::trace::TraceError& error) {
+    std::cerr << "moirai: error: " << path << ": " << error.what() << '\n';
+    return 2;
+  } catch (const moirai::visualize::ExportError& error) {
+    return bad(error.what());
+  }
 }
 
 }  // namespace
@@ -385,9 +499,18 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "stats") return trace_command("stats", args, kStatsHelp, print_stats);
-  if (command == "report") return trace_command("report", args, kReportHelp, print_report);
+  if (command == "report") {
+    bool critical = false;
+    return trace_command(
+        "report", args, kReportHelp,
+        [&](std::ostream& out, const std::string& path, const moirai::trace::Trace& trace, bool json) {
+          (critical ? print_critical_path : print_report)(out, path, trace, json);
+        },
+        "--critical-path", &critical);
+  }
   if (command == "scg") return scg(args);
   if (command == "ucc") return ucc(args);
   if (command == "sweep") return moirai::sweep::sweep_command(args);
+  if (command == "export") return export_command(args);
   return bad_input("unknown command '" + std::string(command) + "' (try 'moirai --help')", kUsage);
 }

@@ -9,6 +9,7 @@
 
 #include "child_process.h"
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/core_set.h"
 #include "moirai/visualize/scg.h"
 #include "number_text.h"
 #include "progress.h"
@@ -138,7 +139,7 @@ int sweep_command(const std::vector<std::string_view>& args) {
 
   const std::optional<std::size_t> best = best_value(values);
   const std::string command = joined(spec.command);
-  std::cout << "sweep of " << spec.name << " over " << values.size() << " values"
+  std::cout << "sweep of " << spec.name << " over " << moirai::visualize::plural_text(values.size(), "value")
             << (spec.repeat > 1 ? ", each the median of " + std::to_string(spec.repeat) + " runs" : std::string()) << ": "
             << command << "\n\n";
   const double scale = best ? draw_scgs(spec, values) : 0;

@@ -24,6 +24,10 @@ PinnedGraph::PinnedGraph(const std::string& name)
   set_attribute(graph_, "splines", "line");
   set_attribute(graph_, "outputorder", "edgesfirst");
   set_attribute(graph_, "fontname", "Helvetica");
+  // Nodes without a label show nothing. The default is printed into the DOT output (cgraph
+  // leaves empty defaults out unless told), so Graphviz's own tools (neato -n2, gvpr) reading
+  // the file do not fall back to "\N" and show the internal node names.
+  agattr(graph_, AGNODE, const_cast<char*>("label"), const_cast<char*>(""))->print = 1;
 }
 
 PinnedGraph::~PinnedGraph() { agclose(graph_); }

@@ -1,5 +1,7 @@
 #include "moirai/visualize/run_summary.h"
 
+#include "moirai/visualize/os_load.h"
+
 #include "text_format.h"
 
 #include <algorithm>
@@ -42,7 +44,8 @@ RunSummary summarize(const trace::Trace& trace) {
     CoreTime& core = summary.cores.at(unit.core);
     ++core.units;
     core.decision += r.begin - r.assign;
-    core.work += r.end - r.begin;
+    core.work += unit.work();
+    core.os_taken += unit.taken;
     core.communication += r.handler - r.end;
     core.lock_wait += r.locked - r.end;
     core.constraint_update += r.handler_end - r.handler;
@@ -63,6 +66,14 @@ std::string meta(const trace::Trace& trace, const std::string& key) {
   return found == trace.metadata.end() ? "" : found->second;
 }
 
+// recording_cost says what recording cost per unit (format 2) or per record (older traces).
+std::string recording_cost(const trace::Trace& trace) {
+  const std::string per_unit = meta(trace, "unit_record_cost_ns");
+  if (!per_unit.empty()) return fixed(std::stod(per_unit), 1) + " ns per unit";
+  const std::string per_record = meta(trace, "record_cost_ns");
+  return per_record.empty() ? std::string("not stated") : per_record + " ns per record (clock readings only)";
+}
+
 }  // namespace
 
 void print_summary(std::ostream& out, const std::string& path, const trace::Trace& trace,
@@ -73,7 +84,7 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   };
   out << "trace:        " << path << '\n'
       << "command:      " << meta(trace, "command_line") << '\n'
-      << "language:     " << meta(trace, "language") << ", " << trace.core_count << " cores ("
+      << "language:     " << meta(trace, "language") << ", " << detail::plural(trace.core_count, "core") << " ("
       << meta(trace, "topology") << ")\n"
       << "clock:        " << meta(trace, "clock_source") << " at " << fixed(trace.clock_hz / 1e6, 1) << " MHz\n"
       << "VPs:          " << s.vps << '\n'
@@ -90,18 +101,44 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   out << "time per core (life-line segments, paper section 5.3.4):\n" << line;
   for (std::size_t k = 0; k < s.cores.size(); ++k) {
     const CoreTime& c = s.cores[k];
-    std::snprintf(line, sizeof line, "%-5zu %8llu %11s %11s %11s %11s %11s %11s   work %s, idle %s\n", k,
+    std::snprintf(line, sizeof line, "%-5zu %8llu %11s %11s %11s %11s %11s %11s   work %s, idle %s", k,
                   static_cast<unsigned long long>(c.units), ms(c.work).c_str(), ms(c.communication).c_str(),
                   ms(c.lock_wait).c_str(), ms(c.constraint_update).c_str(), ms(c.decision).c_str(),
                   ms(c.idle).c_str(), pct(c.work, c.total()).c_str(), pct(c.idle, c.total()).c_str());
     out << line;
+    if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, c.total());
+    out << '\n';
+  }
+  const OsLoad os = os_load(trace);
+  out << "\nOS:           " << os.method;
+  if (os.measured) {
+    out << "; what it took from the units' work, per core:\n";
+    for (const CoreOsLoad& c : os.cores) {
+      out << "  core " << c.core << (c.cpu >= 0 ? " (cpu " + std::to_string(c.cpu) + ")" : std::string()) << ": "
+          << ms(c.taken) << " ms taken (" << fixed(100.0 * c.share, 1) << "% of the run) from " << c.units_hit
+          << (c.units_hit == 1 ? " unit" : " units") << ", " << c.switches << " involuntary switches, "
+          << c.migrations << " migrations";
+      if (c.other_busy_ns >= 0) out << "; other work on its CPU " << fixed(c.other_busy_ns / 1e6) << " ms";
+      if (c.steal_ns >= 0) out << ", hypervisor steal " << fixed(c.steal_ns / 1e6) << " ms";
+      if (c.unpinned) out << "; its thread moved to another CPU (not pinned)";
+      out << '\n';
+    }
+  } else {
+    out << '\n';
   }
   out << "\ncounters:     ";
   if (trace.counters.empty()) out << "none recorded";
-  for (const auto& [name, value] : s.counter_totals) out << name << " = " << value << "  ";
+  for (std::size_t i = 0; i < s.counter_totals.size(); ++i) {
+    const std::string& backend = trace.counter_backends[i];
+    out << s.counter_totals[i].first << " = " << s.counter_totals[i].second
+        << (backend.empty() ? "" : " (" + backend + ")") << "  ";
+  }
   out << '\n';
+  if (!meta(trace, "counter_read").empty()) out << "  read by:    " << meta(trace, "counter_read") << '\n';
+  if (!meta(trace, "counter_notes").empty()) out << "  mapped:     " << meta(trace, "counter_notes") << '\n';
   for (const std::string& missing : trace.missing_counters) out << "  missing:    " << missing << '\n';
-  out << "recording:    " << meta(trace, "record_cost_ns") << " ns per record (measured at start), "
+  out << "recording:    " << recording_cost(trace)
+      << " (the probe's own cost, measured at start), "
       << fixed(s.bytes_per_unit, 1) << " trace bytes per unit\n"
       << "integrity:    " << trace.chunks << " chunks, " << trace.bytes << " bytes, ";
   if (trace.complete) {
@@ -110,6 +147,7 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   } else {
     out << "INCOMPLETE: " << trace.cut << '\n';
   }
+  if (!trace.interrupted.empty()) out << "interrupted:  " << trace.interruption() << '\n';
 }
 
 void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
@@ -132,19 +170,33 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
         << ",\"constraint_update_s\":" << seconds(c.constraint_update) << ",\"decision_s\":" << seconds(c.decision)
         << ",\"idle_s\":" << seconds(c.idle) << "}";
   }
-  out << "],\"counters\":{";
+  out << "],\"os\":{\"method\":" << json_string(os_load(trace).method) << ",\"per_core\":[";
+  {
+    const OsLoad os = os_load(trace);
+    for (const CoreOsLoad& c : os.cores) {
+      out << (c.core ? "," : "") << "{\"core\":" << c.core << ",\"cpu\":" << c.cpu << ",\"taken_s\":" << seconds(c.taken)
+          << ",\"share\":" << fixed(c.share, 4) << ",\"units_hit\":" << c.units_hit << ",\"switches\":" << c.switches
+          << ",\"migrations\":" << c.migrations << ",\"other_busy_s\":" << (c.other_busy_ns < 0 ? std::string("null") : fixed(c.other_busy_ns / 1e9, 6))
+          << ",\"steal_s\":" << (c.steal_ns < 0 ? std::string("null") : fixed(c.steal_ns / 1e9, 6)) << "}";
+    }
+  }
+  out << "]},\"counters\":{";
   first = true;
   for (const auto& [name, value] : s.counter_totals) {
     out << (first ? "" : ",") << json_string(name) << ":" << value;
     first = false;
   }
-  out << "},\"missing_counters\":[";
+  out << "},\"counter_backends\":[";
+  for (std::size_t i = 0; i < trace.counter_backends.size(); ++i) out << (i ? "," : "") << json_string(trace.counter_backends[i]);
+  out << "],\"missing_counters\":[";
   for (std::size_t i = 0; i < trace.missing_counters.size(); ++i) out << (i ? "," : "") << json_string(trace.missing_counters[i]);
-  out << "],\"record_cost_ns\":" << (meta(trace, "record_cost_ns").empty() ? "null" : meta(trace, "record_cost_ns"))
+  out << "],\"unit_record_cost_ns\":" << (meta(trace, "unit_record_cost_ns").empty() ? "null" : meta(trace, "unit_record_cost_ns"))
       << ",\"bytes_per_unit\":" << fixed(s.bytes_per_unit, 1) << ",\"integrity\":{\"complete\":"
       << (trace.complete ? "true" : "false") << ",\"chunks\":" << trace.chunks << ",\"bytes\":" << trace.bytes
       << ",\"records\":" << (trace.complete ? trace.end.records : 0) << ",\"dropped\":" << trace.end.dropped
-      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut) << "}}\n";
+      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut)
+      << ",\"ends_at_ms\":" << fixed(trace.ms_from_start(trace.latest))
+      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json_string(trace.interrupted)) << "}}\n";
 }
 
 }  // namespace moirai::visualize

@@ -13,6 +13,8 @@
 #include <unordered_set>
 
 #include "moirai/visualize/run_summary.h"
+#include "moirai/visualize/unit_graph.h"
+#include "text_format.h"
 
 namespace moirai::visualize {
 
@@ -37,6 +39,9 @@ constexpr OverheadKind kCommunicate{"state-update communication", "grey65"};
 constexpr OverheadKind kLock{"runtime-lock wait", "grey20"};
 constexpr OverheadKind kUpdate{"constraint update", "grey85"};
 constexpr OverheadKind kCreate{"create meta-unit", "rosybrown"};
+// Not overhead: time inside a work span when the core's thread did not run. Its own colour, so
+// a preempted unit is not read as a long one.
+constexpr OverheadKind kTaken{"taken by the OS", "#ffd700c0"};  // gold, the label shows through
 
 std::string fmt(double value, const char* format = "%.2f") {
   char text[64];
@@ -80,7 +85,8 @@ class VpNames {
   std::unordered_map<std::uint64_t, const trace::Trace::Vp*> names_;
 };
 
-// PreviousUnits finds the unit of the same VP before a unit, whose construct began it.
+// PreviousUnits finds a unit's record by id, and the unit of the same VP before it, whose
+// construct began it.
 class PreviousUnits {
  public:
   explicit PreviousUnits(const trace::Trace& trace) {
@@ -88,20 +94,41 @@ class PreviousUnits {
     units.reserve(trace.units.size());
     for (const trace::Unit& unit : trace.units) units.push_back(&unit.record);
     std::sort(units.begin(), units.end(), [](auto* a, auto* b) { return a->vp != b->vp ? a->vp < b->vp : a->begin < b->begin; });
-    previous_.reserve(units.size());
+    units_.reserve(units.size());
     for (std::size_t i = 0; i < units.size(); ++i) {
-      previous_.emplace(units[i]->unit, i > 0 && units[i - 1]->vp == units[i]->vp ? units[i - 1] : nullptr);
+      units_.emplace(units[i]->unit, Entry{units[i], i > 0 && units[i - 1]->vp == units[i]->vp ? units[i - 1] : nullptr});
     }
   }
   // of is the unit of the same VP before `unit` (nullptr for a VP's first unit).
-  const trace::UnitRecord* of(const trace::UnitRecord& unit) const {
-    auto found = previous_.find(unit.unit);
-    return found == previous_.end() ? nullptr : found->second;
+  const trace::UnitRecord* of(const trace::UnitRecord& unit) const { return of(unit.unit); }
+  const trace::UnitRecord* of(std::uint64_t unit) const {
+    auto found = units_.find(unit);
+    return found == units_.end() ? nullptr : found->second.previous;
+  }
+  // record is the unit's own record (nullptr when the trace has no such unit).
+  const trace::UnitRecord* record(std::uint64_t unit) const {
+    auto found = units_.find(unit);
+    return found == units_.end() ? nullptr : found->second.self;
   }
 
  private:
-  std::unordered_map<std::uint64_t, const trace::UnitRecord*> previous_;
+  struct Entry {
+    const trace::UnitRecord* self;
+    const trace::UnitRecord* previous;
+  };
+  std::unordered_map<std::uint64_t, Entry> units_;
 };
+
+// never_waited: the constraint was recorded by the freed VP's own call, which came after the
+// freeing unit had finished, so that call found it satisfied and nothing made the VP wait (a VP
+// reaching a singleton that had already completed). The SCG draws no line for it. Matched pairs
+// (rendezvous, typed sends) keep both crossing lines, as the paper draws them.
+bool never_waited(const trace::ConstraintRecord& c, const PreviousUnits& units) {
+  if (c.match != 0) return false;
+  const trace::UnitRecord* freeing = units.record(c.from);
+  const trace::UnitRecord* asked = units.of(c.to);  // the freed VP's call that the freed unit follows
+  return freeing != nullptr && asked != nullptr && freeing->handler_end <= asked->end && c.time >= asked->end;
+}
 
 }  // namespace
 
@@ -111,7 +138,7 @@ std::string default_arc_color(const std::string& kind) {
       {"singleton end", "orange"},    {"send_from_to", "blue"},      {"send_of_type", "purple"},
       {"receive_from_to", "skyblue"}, {"receive_of_type_to", "palegreen"},
       {"receive_of_type", "plum"},    {kLockHandoffArc, "black"},    {kCoreSuccessionArc, "grey60"},
-      {kUserEventArc, "magenta"}};
+      {kUserEventArc, "magenta"},     {kCriticalPathArc, "black"}};
   auto found = colors.find(kind);
   return found == colors.end() ? "gray40" : found->second;
 }
@@ -133,6 +160,35 @@ double fit_cycles_per_point(const trace::Trace& trace) {
   return std::max(1.0, static_cast<double>(run_span(trace).length()) / kFitHeight);
 }
 
+namespace {
+
+// add_critical_path rims the blocks of the critical path's units and joins them in order, each
+// line from the moment the earlier unit called the runtime to the start of the later one.
+template <class YOf, class BlockOf>
+void add_critical_path(ScgLayout& layout, const trace::Trace& trace, const PreviousUnits& units, YOf y_of, BlockOf block_of) {
+  const UnitGraph graph = build_unit_graph(trace);
+  const CriticalPath path = critical_path(graph, trace);
+  layout.critical_units = path.nodes.size();
+  layout.critical_work = path.work;
+  std::optional<std::pair<std::size_t, double>> previous;
+  std::uint64_t previous_unit = 0;
+  for (std::uint32_t n : path.nodes) {
+    const std::uint64_t unit = graph.nodes[n].unit;
+    const auto drawn = block_of(unit);
+    if (drawn) layout.blocks[drawn->first].critical = true;
+    if (drawn && previous && drawn->first != previous->first) {
+      const ScgBlock& tail = layout.blocks[previous->first];
+      const trace::UnitRecord* from = units.record(previous_unit);
+      const double from_y = std::clamp(from ? y_of(from->end) : tail.y + tail.height, tail.y, tail.y + tail.height);
+      layout.arcs.push_back(ScgArc{previous->first, drawn->first, kCriticalPathArc, from_y, drawn->second});
+    }
+    previous = drawn;
+    previous_unit = unit;
+  }
+}
+
+}  // namespace
+
 ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   if (options.cycles_per_point < 0) throw std::invalid_argument("the scale must be positive");
   if (options.miss_min && options.miss_max && !(*options.miss_min < *options.miss_max)) {
@@ -144,12 +200,14 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   if (layout.cores.empty()) {
     for (std::uint32_t k = 0; k < trace.core_count; ++k) layout.cores.push_back(k);
   }
+  std::vector<std::uint32_t> missing, present;
   for (std::uint32_t core : layout.cores) {
-    if (core >= trace.core_count) {
-      throw std::invalid_argument("core " + std::to_string(core) + " does not exist: the trace has " +
-                                  std::to_string(trace.core_count) + " cores (0.." +
-                                  std::to_string(trace.core_count - 1) + ")");
-    }
+    if (core >= trace.core_count) missing.push_back(core);
+  }
+  if (!missing.empty()) {
+    for (std::uint32_t core = 0; core < trace.core_count; ++core) present.push_back(core);
+    throw std::invalid_argument(detail::core_set(missing) + (missing.size() == 1 ? " does" : " do") +
+                                " not exist: the trace has " + detail::core_set(present));
   }
   // Columns narrow as cores grow, so that 40 cores read like the paper's figures (tall, narrow).
   layout.column_width = std::clamp(576.0 / static_cast<double>(std::max<std::size_t>(layout.cores.size(), 1)), 12.0, 72.0);
@@ -221,7 +279,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       double rate = -1;
       if (miss) {
         const double denominator = instructions ? static_cast<double>(unit->counters[*instructions])
-                                                : static_cast<double>(r.end - r.begin);
+                                                : static_cast<double>(unit->work());
         if (denominator > 0) {
           rate = static_cast<double>(unit->counters[*miss]) / denominator;
           rate_min = std::min(rate_min, rate);
@@ -235,6 +293,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
           block.height = y + height - block.y;
           block.ticks += r.handler_end - r.assign;
           block.work_ticks += r.end - r.begin;
+          block.taken_ticks += unit->taken;
           block.decide_ticks += r.begin - r.assign;
           block.lock_ticks += r.locked - r.end;
           block.communicate_ticks += r.handler - r.locked;
@@ -253,6 +312,8 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.height = height;
       block.ticks = r.handler_end - r.assign;
       block.work_ticks = r.end - r.begin;
+      block.taken_ticks = unit->taken;
+      if (unit->taken > 0) layout.taken_any = true;
       block.decide_ticks = r.begin - r.assign;
       block.lock_ticks = r.locked - r.end;
       block.communicate_ticks = r.handler - r.locked;
@@ -281,6 +342,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
     if (from_block == block_of_unit.end() || to_block == block_of_unit.end()) continue;  // not drawn
     const ScgBlock& tail = layout.blocks[from_block->second.block];
     if (!options.same_core_arcs && tail.core == layout.blocks[to_block->second.block].core) continue;
+    if (never_waited(c, previous_units)) continue;
     const std::size_t tail_block = from_block->second.block, head_block = to_block->second.block;
     if (tail.merged > 1 || layout.blocks[head_block].merged > 1) {
       // Between merged blocks one line per kind says it all; a large graph stays light.
@@ -338,6 +400,11 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       }
     }
   }
+  if (options.critical_path) add_critical_path(layout, trace, previous_units, y_of, [&](std::uint64_t unit) -> std::optional<std::pair<std::size_t, double>> {
+    auto found = block_of_unit.find(unit);
+    if (found == block_of_unit.end()) return std::nullopt;
+    return std::pair{found->second.block, found->second.y};
+  });
   if (kinds.count(kCoreSuccessionArc)) {
     for (std::uint32_t core : layout.cores) {
       for (std::size_t i = 1; i < column[core].size(); ++i) {
@@ -369,7 +436,9 @@ std::string block_tooltip(const ScgLayout& layout, const trace::Trace& trace, co
   std::string text = "unit " + std::to_string(r.unit) + ", " + vps(r.vp) + ", core " + std::to_string(block.core) +
                      "\\nbegan after " + began + "\\nended by " + trace.construct_name(r.ended_by) + " at " +
                      trace.site_name(r.site) + "\\ncycles " + std::to_string(block.ticks) + ": work " +
-                     std::to_string(block.work_ticks) + ", decide " + std::to_string(block.decide_ticks) +
+                     std::to_string(block.work_ticks) +
+                     (block.taken_ticks ? " (of which taken by the OS " + std::to_string(block.taken_ticks) + ")" : std::string()) +
+                     ", decide " + std::to_string(block.decide_ticks) +
                      ", communicate " + std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) +
                      "), " + (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
   for (std::size_t i = 0; i < block.first->counters.size() && i < trace.counters.size(); ++i) {
@@ -450,16 +519,30 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
     set(node, "tooltip", tooltip);
     set(node, "class", block.merged > 1 ? "scgmerged" : "scgunit");
     if (layout.overhead_detail && block.merged == 1 && block.ticks > 0) {
-      // The kinds stacked from the block's top, each as tall as its share of the block.
+      // The life-line in time order, each segment as tall as its share of the block: decision to
+      // animate, the work (the block's own fill shows through), then the lock wait, the rest of
+      // the state-update communication and the constraint update.
       const double per_tick = block.height / static_cast<double>(block.ticks);
       double top = block.y;
-      for (const auto& [ticks, kind] : {std::pair{block.decide_ticks, kDecide}, std::pair{block.communicate_ticks, kCommunicate},
-                                        std::pair{block.lock_ticks, kLock},
-                                        std::pair{block.update_ticks, block.created ? kCreate : kUpdate}}) {
+      for (const auto& [ticks, kind] : {std::pair{block.decide_ticks, &kDecide}, std::pair<std::uint64_t, const OverheadKind*>{block.work_ticks, nullptr},
+                                        std::pair{block.lock_ticks, &kLock}, std::pair{block.communicate_ticks, &kCommunicate},
+                                        std::pair{block.update_ticks, block.created ? &kCreate : &kUpdate}}) {
         const double h = static_cast<double>(ticks) * per_tick;
-        overlay(block, tooltip, top, h, kind);
+        if (kind != nullptr) overlay(block, tooltip, top, h, *kind);
         top += h;
       }
+    }
+    if (block.merged == 1 && block.taken_ticks > 0 && block.ticks > 0) {
+      // The trace says how much of the work span the OS took, not when: drawn at the span's end.
+      const double per_tick = block.height / static_cast<double>(block.ticks);
+      const double work_end = block.y + static_cast<double>(block.decide_ticks + block.work_ticks) * per_tick;
+      const double h = static_cast<double>(block.taken_ticks) * per_tick;
+      overlay(block, tooltip, work_end - h, h, kTaken);
+    }
+    if (block.critical) {
+      set(node, "color", "black");  // not red: red lines are creations
+      set(node, "penwidth", "2.5");
+      set(node, "class", std::string(block.merged > 1 ? "scgmerged" : "scgunit") + " scgcritical");
     }
   }
   // Arcs take the positions the layout gave them (nop2 keeps an edge's pos): from the freeing
@@ -479,7 +562,8 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
                          fmt(y0 + 2 * (ye - y0) / 3) + " " + fmt(xe) + "," + fmt(ye));
     set(edge, "color", default_arc_color(arc.kind));
     set(edge, "arrowsize", "0.4");
-    set(edge, "penwidth", arc.kind == kCoreSuccessionArc ? "0.4" : "0.8");
+    set(edge, "penwidth", arc.kind == kCoreSuccessionArc ? "0.4" : arc.kind == kCriticalPathArc ? "2.2" : "0.8");
+    if (arc.kind == kCriticalPathArc) set(edge, "style", "dashed");
     set(edge, "class", "scgarc " + arc.kind);
     set(edge, "tooltip", arc.note.empty() ? arc.kind : arc.kind + ": " + arc.note);
   }
@@ -523,7 +607,16 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
   for (const std::string& kind : shown) {
     legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
+  if (layout.critical_units) {
+    legend += "<tr><td><b>[ ]</b></td><td align='left'>black rim, bold dashed lines: the critical path, " +
+              detail::plural(layout.critical_units, "unit") + " with " + std::to_string(layout.critical_work) + " " + unit_word +
+              " of work; the run can be no shorter: split them</td></tr>";
+  }
   if (layout.merged_any) legend += "<tr><td bgcolor='lightsteelblue'> </td><td align='left'>units below a point, merged per core</td></tr>";
+  if (layout.taken_any) {
+    legend += "<tr><td bgcolor='" + std::string(kTaken.color) + "'> </td><td align='left'>" + kTaken.name +
+              ": inside a unit's work span its core's thread did not run (how much is recorded, not when: drawn at the span's end)</td></tr>";
+  }
   if (layout.origin != layout.run_start || layout.makespan != run_span(trace).length()) {
     legend += "<tr><td colspan='2' align='left'>window: " + fmt(offset, "%.6g") + " to " +
               fmt(offset + static_cast<double>(layout.makespan), "%.6g") + " " + unit_word + "</td></tr>";

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstdio>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace moirai::visualize::detail {
@@ -55,6 +57,47 @@ inline std::string core_set(std::vector<std::uint32_t> cores) {
     i = j + 1;
   }
   return (cores.size() == 1 ? "core " : "cores ") + list;
+}
+
+// parse_core_set reads what core_set writes, and what a user types after --cores: numbers and
+// ranges joined by commas ("0-5,9"), with or without the leading "core " / "cores ". Throws
+// std::invalid_argument naming the part that is wrong (empty, not a number, a range going down).
+inline std::vector<std::uint32_t> parse_core_set(std::string_view text) {
+  const std::string whole(text);
+  for (std::string_view prefix : {"cores ", "core "}) {
+    if (text.starts_with(prefix)) {
+      text.remove_prefix(prefix.size());
+      break;
+    }
+  }
+  const auto bad = [&](const std::string& part, const std::string& why) {
+    return std::invalid_argument("'" + whole + "': " + (part.empty() ? "an empty part" : "'" + part + "'") + " " + why +
+                                 " (give numbers and ranges, e.g. 0-5,9)");
+  };
+  const auto number = [&](std::string_view digits, const std::string& part) {
+    if (digits.empty() || digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string_view::npos) {
+      throw bad(part, "is not a core number or a range");
+    }
+    return static_cast<std::uint32_t>(std::stoul(std::string(digits)));
+  };
+  std::vector<std::uint32_t> cores;
+  while (true) {
+    const std::size_t comma = text.find(',');
+    const std::string_view part = text.substr(0, comma);
+    const std::string shown(part);
+    if (part.empty()) throw bad(shown, "is not a core");
+    const std::size_t dash = part.find('-');
+    const std::uint32_t first = number(part.substr(0, dash), shown);
+    const std::uint32_t last = dash == std::string_view::npos ? first : number(part.substr(dash + 1), shown);
+    if (last < first) throw bad(shown, "goes down");
+    if (last - first > 1u << 16) throw bad(shown, "spans more than 65536 cores");
+    for (std::uint32_t core = first; core <= last; ++core) cores.push_back(core);
+    if (comma == std::string_view::npos) break;
+    text.remove_prefix(comma + 1);
+  }
+  std::sort(cores.begin(), cores.end());
+  cores.erase(std::unique(cores.begin(), cores.end()), cores.end());
+  return cores;
 }
 
 }  // namespace moirai::visualize::detail

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <functional>
+#include <map>
 #include <queue>
 #include <set>
 #include <stdexcept>
@@ -43,34 +44,179 @@ int instruction_counter(const trace::Trace& trace) {
   return -1;
 }
 
-bool contains(const std::vector<std::uint64_t>& sorted, std::uint64_t id) {
-  return std::binary_search(sorted.begin(), sorted.end(), id);
+// GroupMembers is who belongs to which group, as (group index, node) pairs of the unit graph.
+struct GroupMembers {
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sources, sinks;  // sorted
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> sink_groups;      // (node, group index), sorted
+};
+
+// next_units is each node's VP's next unit (UINT32_MAX for a VP's last).
+std::vector<std::uint32_t> next_units(const UnitGraph& graph) {
+  std::vector<std::uint32_t> next(graph.nodes.size(), UINT32_MAX);
+  for (const UnitArc& arc : graph.arcs) {
+    if (arc.kind == ArcKind::same_vp) next[arc.from] = arc.to;
+  }
+  return next;
 }
 
-// complex_constructs are the construct kinds the groups stand for: a kind whose constraints
-// start at a group member (the member's call imposed them), or whose constraints all end at
-// a group's sinks (a singleton's body freeing its successors). Their arcs go through the
-// group's node instead of being drawn one by one.
-std::set<std::uint16_t> complex_constructs(const trace::Trace& trace) {
-  std::vector<std::uint64_t> members, sinks;
-  for (const auto& m : trace.group_members) {
-    members.push_back(m.record.unit);
-    if (m.record.role == 2) sinks.push_back(m.record.unit);
-  }
-  std::sort(members.begin(), members.end());
-  std::sort(sinks.begin(), sinks.end());
-  std::set<std::uint16_t> kinds, not_all_to_sinks;
+// group_members reads the members the recorder listed, each sink as the unit the group
+// constrains: a singleton's successor is recorded as such, but a typed send's receiver is
+// recorded by its receiving call (its unit ended by the receive that pairs with the group's
+// sends), and the unit that waits for the message is the one after it. Members the graph lacks
+// are left out.
+GroupMembers group_members(const trace::Trace& trace, const UnitGraph& graph, const std::vector<std::uint32_t>& next,
+                           const std::unordered_map<std::uint64_t, std::uint32_t>& group_index) {
+  // The receiving side of each group's pairs: constructs matched with the group's own.
+  std::map<std::uint64_t, std::uint16_t> match_kind;  // match -> construct of the group's kind
+  std::set<std::uint16_t> group_kinds;
+  for (const trace::Trace::Group& g : trace.groups) group_kinds.insert(static_cast<std::uint16_t>(g.construct));
   for (const trace::ConstraintRecord& c : trace.constraints) {
-    if (contains(members, c.from)) kinds.insert(c.construct);
-    if (!contains(sinks, c.to)) not_all_to_sinks.insert(c.construct);
+    if (c.match != 0 && group_kinds.count(c.construct)) match_kind[c.match] = c.construct;
   }
-  if (!sinks.empty()) {
-    for (const trace::ConstraintRecord& c : trace.constraints) {
-      if (!not_all_to_sinks.count(c.construct)) kinds.insert(c.construct);
+  std::set<std::pair<std::uint16_t, std::uint16_t>> receiving;  // (group construct, receiving construct)
+  for (const trace::ConstraintRecord& c : trace.constraints) {
+    auto paired = c.match != 0 ? match_kind.find(c.match) : match_kind.end();
+    if (paired != match_kind.end() && paired->second != c.construct) receiving.insert({paired->second, c.construct});
+  }
+  GroupMembers members;
+  for (const auto& m : trace.group_members) {
+    auto g = group_index.find(m.record.group);
+    std::uint32_t n = graph.node_of(m.record.unit);
+    if (g == group_index.end() || n == UINT32_MAX) continue;
+    const auto construct = static_cast<std::uint16_t>(trace.groups[g->second].construct);
+    if (m.record.role != 1 && next[n] != UINT32_MAX &&
+        receiving.count({construct, trace.units[graph.nodes[n].trace_index].record.ended_by})) {
+      n = next[n];
+    }
+    if (m.record.role == 1) {
+      members.sources.emplace_back(g->second, n);
+    } else {
+      members.sinks.emplace_back(g->second, n);
+      members.sink_groups.emplace_back(n, g->second);
     }
   }
-  return kinds;
+  for (auto* list : {&members.sources, &members.sinks, &members.sink_groups}) std::sort(list->begin(), list->end());
+  return members;
 }
+
+// ThroughGroups decides, constraint by constraint, which ones a group stands for (drawn through
+// its diamond instead of one by one): those of a group's own construct kind (a typed send, a
+// singleton's grant), those matched with one (the receive's crossing dependency), and those
+// from the call that completed a group (the caller's next unit and the freed unit are sinks of
+// one group: a singleton's end). Every other constraint is simple and drawn as a line, whatever
+// else the program uses.
+class ThroughGroups {
+ public:
+  ThroughGroups(const trace::Trace& trace, const std::vector<std::uint32_t>& next, const GroupMembers& members)
+      : members_(members), next_(next) {
+    for (const trace::Trace::Group& g : trace.groups) kinds_.insert(static_cast<std::uint16_t>(g.construct));
+    std::set<std::uint64_t> matches;
+    for (const trace::ConstraintRecord& c : trace.constraints) {
+      if (c.match != 0 && kinds_.count(c.construct)) matches.insert(c.match);
+    }
+    for (const trace::ConstraintRecord& c : trace.constraints) {
+      if (c.match != 0 && matches.count(c.match)) kinds_.insert(c.construct);
+    }
+  }
+  bool operator()(const UnitArc& arc) const {
+    if (arc.kind != ArcKind::constraint) return false;
+    if (kinds_.count(arc.construct)) return true;
+    const std::uint32_t next = next_[arc.from];
+    if (next == UINT32_MAX) return false;
+    const auto& sink_groups = members_.sink_groups;
+    for (auto it = std::lower_bound(sink_groups.begin(), sink_groups.end(), std::pair{arc.to, 0u});
+         it != sink_groups.end() && it->first == arc.to; ++it) {
+      if (std::binary_search(members_.sinks.begin(), members_.sinks.end(), std::pair{it->second, next})) return true;
+    }
+    return false;
+  }
+
+ private:
+  const GroupMembers& members_;
+  std::set<std::uint16_t> kinds_;
+  const std::vector<std::uint32_t>& next_;
+};
+
+// Depths places units and groups along every dependency of the program, a group between its
+// sources and its sinks: the graph of units (program arcs) with a node per group, in from its
+// sources and out to its sinks, walked in topological order. A group one of whose sinks leads
+// to one of its sources (a message relayed on one channel) cannot sit between them: its lines
+// out are left out of the placing, and counted.
+class Depths {
+ public:
+  Depths(const UnitGraph& graph, std::size_t groups, const GroupMembers& members) : units_(graph.nodes.size()) {
+    const std::size_t total = units_ + groups;
+    std::vector<std::pair<std::uint32_t, std::uint32_t>> edges;
+    edges.reserve(graph.arcs.size() + members.sources.size() + members.sinks.size());
+    for (const UnitArc& arc : graph.arcs) {
+      if (arc.kind == ArcKind::constraint || arc.kind == ArcKind::same_vp) edges.emplace_back(arc.from, arc.to);
+    }
+    for (const auto& [group, node] : members.sources) edges.emplace_back(node, static_cast<std::uint32_t>(units_ + group));
+    const std::size_t group_out = edges.size();
+    for (const auto& [group, node] : members.sinks) edges.emplace_back(static_cast<std::uint32_t>(units_ + group), node);
+    order_ = topological(total, edges);
+    if (order_.size() < total) {
+      // Every cycle passes through a group still unplaced: drop those groups' lines out.
+      std::vector<bool> placed(total, false);
+      for (std::uint32_t x : order_) placed[x] = true;
+      std::vector<std::pair<std::uint32_t, std::uint32_t>> kept(edges.begin(), edges.begin() + static_cast<std::ptrdiff_t>(group_out));
+      for (std::size_t e = group_out; e < edges.size(); ++e) {
+        if (placed[edges[e].first]) {
+          kept.push_back(edges[e]);
+        } else {
+          ++cyclic_lines;
+        }
+      }
+      edges = std::move(kept);
+      order_ = topological(total, edges);
+    }
+    in_begin_.assign(total + 1, 0);
+    for (const auto& e : edges) ++in_begin_[e.second + 1];
+    for (std::size_t x = 0; x < total; ++x) in_begin_[x + 1] += in_begin_[x];
+    in_.resize(edges.size());
+    std::vector<std::uint32_t> fill(in_begin_.begin(), in_begin_.end() - 1);
+    for (const auto& e : edges) in_[fill[e.second]++] = e.first;
+  }
+
+  // longest gives every node the largest sum of `length` over a chain of nodes above it.
+  template <class T, class Length>
+  std::vector<T> longest(Length length) const {
+    std::vector<T> start(in_begin_.size() - 1, T{});
+    for (std::uint32_t x : order_) {
+      for (std::uint32_t i = in_begin_[x]; i < in_begin_[x + 1]; ++i) start[x] = std::max(start[x], start[in_[i]] + length(in_[i]));
+    }
+    return start;
+  }
+  bool is_group(std::uint32_t x) const { return x >= units_; }
+
+  std::size_t cyclic_lines = 0;  // group lines out left out of the placing
+
+ private:
+  static std::vector<std::uint32_t> topological(std::size_t total, const std::vector<std::pair<std::uint32_t, std::uint32_t>>& edges) {
+    std::vector<std::uint32_t> indegree(total, 0), out_begin(total + 1, 0), out(edges.size());
+    for (const auto& e : edges) {
+      ++indegree[e.second];
+      ++out_begin[e.first + 1];
+    }
+    for (std::size_t x = 0; x < total; ++x) out_begin[x + 1] += out_begin[x];
+    std::vector<std::uint32_t> fill(out_begin.begin(), out_begin.end() - 1);
+    for (const auto& e : edges) out[fill[e.first]++] = e.second;
+    std::vector<std::uint32_t> order;
+    order.reserve(total);
+    for (std::uint32_t x = 0; x < total; ++x) {
+      if (indegree[x] == 0) order.push_back(x);
+    }
+    for (std::size_t i = 0; i < order.size(); ++i) {
+      for (std::uint32_t j = out_begin[order[i]]; j < out_begin[order[i] + 1]; ++j) {
+        if (--indegree[out[j]] == 0) order.push_back(out[j]);
+      }
+    }
+    return order;
+  }
+
+  std::size_t units_;
+  std::vector<std::uint32_t> order_, in_begin_, in_;
+};
 
 // place_columns spreads nodes horizontally so that none overlap: each goes, in order of its
 // top, into the first column free at that height (the paper's "first available column").
@@ -119,19 +265,33 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
     return layout;
   }
   const std::size_t count = graph.nodes.size();
-  std::vector<std::uint64_t> weight(count), ones(count, 1);
+  std::vector<std::uint64_t> weight(count);
   for (std::size_t n = 0; n < count; ++n) {
     const trace::Unit& unit = trace.units[graph.nodes[n].trace_index];
     weight[n] = counter >= 0 && static_cast<std::size_t>(counter) < unit.counters.size()
                     ? unit.counters[static_cast<std::size_t>(counter)]
                     : graph.nodes[n].work();
   }
-  const LongestPaths rows = longest_paths(graph, ones);
-  const LongestPaths weighted = options.weighted ? longest_paths(graph, weight) : LongestPaths{};
-  std::uint64_t deepest = 1;
+  std::unordered_map<std::uint64_t, std::uint32_t> group_index;  // group id -> trace.groups
+  for (std::uint32_t i = 0; i < trace.groups.size(); ++i) group_index[trace.groups[i].id] = i;
+  const std::vector<std::uint32_t> next = next_units(graph);
+  const GroupMembers members = group_members(trace, graph, next, group_index);
+  const Depths depths(graph, trace.groups.size(), members);
+  layout.cyclic_group_lines = depths.cyclic_lines;
+  // Rows count the units above (a group takes none: it sits in the gap above its first row).
+  const std::vector<std::uint64_t> rows = depths.longest<std::uint64_t>([&](std::uint32_t x) { return depths.is_group(x) ? 0 : 1; });
+  std::vector<std::uint64_t> weight_above;
+  std::vector<double> top_points;
   if (options.weighted) {
-    for (std::size_t n = 0; n < count; ++n) deepest = std::max(deepest, weighted.start[n] + weight[n]);
+    weight_above = depths.longest<std::uint64_t>([&](std::uint32_t x) { return depths.is_group(x) ? 0 : weight[x]; });
+    std::uint64_t deepest = 1;
+    for (std::size_t n = 0; n < count; ++n) deepest = std::max(deepest, weight_above[n] + weight[n]);
     layout.weight_per_point = std::max(1.0, static_cast<double>(deepest) / kFitHeight);
+    // Each box (or diamond) and a gap below it, so that a chain of tiny units still stacks.
+    top_points = depths.longest<double>([&](std::uint32_t x) {
+      return (depths.is_group(x) ? kGroupSize : std::max(static_cast<double>(weight[x]) / layout.weight_per_point, kMinHeight)) +
+             kRowGap;
+    });
   }
   std::vector<bool> critical(count, false);
   for (std::uint32_t n : path.nodes) critical[n] = true;
@@ -140,7 +300,7 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   std::vector<std::uint32_t> row_total, row_shown;
   std::vector<std::size_t> row_merged;
   for (std::size_t n = 0; n < count; ++n) {
-    const std::uint64_t row = rows.start[n];
+    const std::uint64_t row = rows[n];
     if (row >= kMaxRows) continue;
     if (row_total.size() <= row) row_total.resize(row + 1, 0);
     ++row_total[row];
@@ -149,22 +309,18 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   row_merged.assign(row_total.size(), kNone);
   std::vector<std::size_t> drawn(count, kNone);
   const auto top_of = [&](std::size_t n) {
-    // Weighted: the weight above the unit, plus a small gap per row so that a chain of tiny units
-    // still stacks instead of piling up at one height (both grow along every dependency).
-    return options.weighted ? static_cast<double>(weighted.start[n]) / layout.weight_per_point +
-                                  static_cast<double>(rows.start[n]) * kRowGap
-                            : static_cast<double>(rows.start[n]) * kRowHeight;
+    return options.weighted ? top_points[n] : static_cast<double>(rows[n]) * kRowHeight;
   };
   const auto height_of = [&](std::size_t n) {
     return options.weighted ? std::max(static_cast<double>(weight[n]) / layout.weight_per_point, kMinHeight) : kCircle;
   };
   for (std::size_t n = 0; n < count; ++n) {
-    const std::uint64_t row = rows.start[n];
+    const std::uint64_t row = rows[n];
     if (row >= kMaxRows) {
       ++layout.omitted_units;
       continue;
     }
-    const std::uint64_t depth = options.weighted ? weighted.start[n] : row;
+    const std::uint64_t depth = options.weighted ? weight_above[n] : row;
     if (row_total[row] <= kRowWidth || row_shown[row] + 1 < kRowWidth) {
       ++row_shown[row];
       const UnitNode& u = graph.nodes[n];
@@ -173,8 +329,8 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
                    std::to_string(u.unit), ""};
       node.tooltip = "unit " + std::to_string(u.unit) + ", VP " + std::to_string(u.vp) + ", core " + std::to_string(u.core) +
                      "\\nended by " + trace.construct_name(r.ended_by) + " at " + trace.site_name(r.site) + "\\n" +
-                     layout.weight_name + ": " + std::to_string(weight[n]) + "\\ndepth: " + std::to_string(row) +
-                     " units above it" + (critical[n] ? "\\non the critical path" : "");
+                     layout.weight_name + ": " + std::to_string(weight[n]) + "\\nrow " + std::to_string(row) +
+                     " (units above it)" + (critical[n] ? "\\non the critical path" : "");
       drawn[n] = layout.nodes.size();
       layout.nodes.push_back(std::move(node));
       continue;
@@ -196,13 +352,13 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
     node.weight += weight[n];
     node.critical = node.critical || critical[n];
     node.label = std::to_string(node.units) + "\\nunits";
-    node.tooltip = std::to_string(node.units) + " more units of depth " + std::to_string(row) + ", merged (a row shows " +
+    node.tooltip = detail::plural(node.units, "more unit") + " of row " + std::to_string(row) + ", merged (a row shows " +
                    std::to_string(kRowWidth) + ")";
     drawn[n] = merged;
   }
 
   // Arcs: the program's simple constraints and each VP's order; complex ones go through groups.
-  const std::set<std::uint16_t> complex = complex_constructs(trace);
+  const ThroughGroups through_group(trace, next, members);
   std::set<std::tuple<std::size_t, std::size_t, std::string>> merged_arcs;
   const auto add_arc = [&](std::size_t from, std::size_t to, const std::string& kind, bool on_critical = false) {
     if (from == kNone || to == kNone || from == to) return;
@@ -214,56 +370,40 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   for (std::uint32_t a : path.arcs) on_path[a] = true;
   for (std::size_t a = 0; a < graph.arcs.size(); ++a) {
     const UnitArc& arc = graph.arcs[a];
-    if (arc.kind == ArcKind::constraint && !complex.count(arc.construct)) {
-      add_arc(drawn[arc.from], drawn[arc.to], trace.construct_name(arc.construct), on_path[a]);
-    } else if (arc.kind == ArcKind::same_vp) {
+    if (arc.kind == ArcKind::same_vp) {
       add_arc(drawn[arc.from], drawn[arc.to], "same VP", on_path[a]);
-    } else if (arc.kind == ArcKind::constraint && on_path[a]) {
+    } else if (arc.kind != ArcKind::constraint) {
+      continue;
+    } else if (!through_group(arc)) {
+      add_arc(drawn[arc.from], drawn[arc.to], trace.construct_name(arc.construct), on_path[a]);
+    } else if (on_path[a]) {
       // A complex constraint the critical path goes through: drawn too, so the path stays unbroken.
       add_arc(drawn[arc.from], drawn[arc.to], "critical " + trace.construct_name(arc.construct), true);
     }
   }
   // Complex constraints: a node per group, in from every source, out to every sink, placed
-  // just below the deepest of its sources.
-  std::unordered_map<std::uint64_t, std::size_t> group_index;  // group id -> trace.groups
-  for (std::size_t i = 0; i < trace.groups.size(); ++i) group_index[trace.groups[i].id] = i;
-  std::vector<double> group_top(trace.groups.size(), 0);
-  std::vector<std::uint64_t> group_depth(trace.groups.size(), 0);
+  // between them (plain: in the gap above the row of its shallowest possible sink).
   std::vector<std::size_t> sources(trace.groups.size(), 0), sinks(trace.groups.size(), 0);
   for (const auto& m : trace.group_members) {
     auto g = group_index.find(m.record.group);
-    if (g == group_index.end()) continue;
-    const std::size_t i = g->second;
-    ++(m.record.role == 1 ? sources : sinks)[i];
-    const std::uint32_t n = graph.node_of(m.record.unit);
-    if (m.record.role != 1 || n == UINT32_MAX) continue;
-    group_depth[i] = std::max(group_depth[i], rows.start[n] + 1);
-    group_top[i] = std::max(group_top[i], options.weighted ? top_of(n) + height_of(n) + 2
-                                                           : static_cast<double>(rows.start[n] + 1) * kRowHeight -
-                                                                 (kRowHeight - kCircle) / 2 - kGroupSize / 2);
+    if (g != group_index.end()) ++(m.record.role == 1 ? sources : sinks)[g->second];
   }
-  std::unordered_map<std::uint64_t, std::size_t> group_node;  // group id -> layout.nodes
+  std::vector<std::size_t> group_node(trace.groups.size(), kNone);  // trace.groups -> layout.nodes
   for (std::size_t i = 0; i < trace.groups.size(); ++i) {
     const trace::Trace::Group& g = trace.groups[i];
-    if (group_depth[i] >= kMaxRows) continue;
-    group_node[g.id] = layout.nodes.size();
-    layout.nodes.push_back(UccNode{UccNodeKind::group, g.id, 0, group_depth[i], 0, 0, group_top[i], kGroupSize,
-                                   kGroupSize, false, "",
-                                   trace.construct_name(g.construct) + ": " + g.name + "\\n" + std::to_string(sources[i]) +
-                                       " sources (units whose call affects it), " + std::to_string(sinks[i]) +
-                                       " sinks (units it constrains)"});
+    const std::size_t x = count + i;
+    if (rows[x] >= kMaxRows) continue;
+    const double top = options.weighted ? top_points[x]
+                                        : static_cast<double>(rows[x]) * kRowHeight - (kRowHeight - kCircle) / 2 - kGroupSize / 2;
+    group_node[i] = layout.nodes.size();
+    layout.nodes.push_back(UccNode{UccNodeKind::group, g.id, 0, options.weighted ? weight_above[x] : rows[x], 0, 0, top,
+                                   kGroupSize, kGroupSize, false, "",
+                                   trace.construct_name(g.construct) + ": " + g.name + "\\n" + detail::plural(sources[i], "source") +
+                                       " (units whose call affects it), " + detail::plural(sinks[i], "sink") +
+                                       " (units it constrains)"});
   }
-  for (const auto& m : trace.group_members) {
-    auto g = group_node.find(m.record.group);
-    const std::uint32_t n = graph.node_of(m.record.unit);
-    if (g == group_node.end() || n == UINT32_MAX || drawn[n] == kNone) continue;
-    const std::size_t unit_node = drawn[n];
-    if (m.record.role == 1) {
-      add_arc(unit_node, g->second, "group in");
-    } else {
-      add_arc(g->second, unit_node, "group out");
-    }
-  }
+  for (const auto& [group, n] : members.sources) add_arc(drawn[n], group_node[group], "group in");
+  for (const auto& [group, n] : members.sinks) add_arc(group_node[group], drawn[n], "group out");
   place_columns(layout.nodes);
   return layout;
 }
@@ -348,11 +488,15 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
     legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
   if (layout.merged_units) {
-    legend += row("<font color='steelblue'>[ ]</font>", std::to_string(layout.merged_units) + " units merged: a row shows " +
+    legend += row("<font color='steelblue'>[ ]</font>", detail::plural(layout.merged_units, "unit") + " merged: a row shows " +
                   std::to_string(kRowWidth) + " units");
   }
+  if (layout.cyclic_group_lines) {
+    legend += row("", detail::plural(layout.cyclic_group_lines, "line") + " out of a group point up: the unit they<br align='left'/>"
+                  "reach leads to one of the group's sources<br align='left'/>");
+  }
   if (layout.omitted_units) {
-    legend += row("", std::to_string(layout.omitted_units) + " units deeper than " + std::to_string(kMaxRows) + " rows not drawn");
+    legend += row("", detail::plural(layout.omitted_units, "unit") + " deeper than " + std::to_string(kMaxRows) + " rows not drawn");
   }
   if (!layout.note.empty()) legend += row("", layout.note);
   if (layout.weighted) legend += row("", "scale: " + fixed(layout.weight_per_point, 1) + " per point");

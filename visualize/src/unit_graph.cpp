@@ -84,7 +84,7 @@ UnitGraph build_unit_graph(const trace::Trace& trace) {
   for (std::size_t n = 0; n < count; ++n) {
     const trace::Unit& unit = trace.units[order[n]];
     const trace::UnitRecord& r = unit.record;
-    graph.nodes[n] = UnitNode{r.unit, r.vp, r.assign, r.begin, r.end, r.handler_end, unit.core, order[n]};
+    graph.nodes[n] = UnitNode{r.unit, r.vp, r.assign, r.begin, r.end, r.handler_end, unit.core, order[n], unit.taken};
   }
   const RunSpan span = run_span(trace);
   graph.origin = span.first;

@@ -33,6 +33,7 @@ class Recording {
   std::string trace_path_;
   std::string counters_;
   bool profile_ = false;
+  bool no_os_time_ = false;
   struct Sinks;
   std::unique_ptr<Sinks> sinks_;
 };

@@ -1,11 +1,13 @@
 // The trace writer: records every instrumentation point of a run into a trace file.
 #pragma once
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "moirai/instrument/counters.h"
 #include "moirai/instrument/runtime_observer.h"
 
 namespace moirai::instrument {
@@ -13,17 +15,16 @@ namespace moirai::instrument {
 // RecorderOptions configures a TraceRecorder.
 struct RecorderOptions {
   std::string path;                    // the trace file to write
-  std::vector<std::string> counters;   // PAPI event names; missing ones are reported, not faked
+  std::vector<std::string> counters;   // counter names (counters.h); missing ones are reported, not faked
   std::string command_line;            // stored in the header
   std::size_t buffer_bytes = 256 * 1024;  // per-core buffer, a full one becomes one chunk;
                                           // many cores share 32 MiB (at least 16 KiB each)
-};
-
-// CounterStatus is one requested counter: recorded, or missing with the reason PAPI gave.
-struct CounterStatus {
-  std::string name;
-  bool present = false;
-  std::string reason;  // why it is missing
+  bool os_time = true;                 // on real cores, record what the OS took from each unit
+  // flush_interval bounds how long a record stays only in memory: the writer writes out what
+  // each core has appended so far at least this often, without the core's help, so a run
+  // killed with SIGKILL loses at most its last flush_interval of records (or one chunk per
+  // core, if a core fills a buffer faster). 0: at every wake of the writer (20 ms).
+  std::chrono::milliseconds flush_interval{100};
 };
 
 // RecorderStats counts what a recorder wrote.
@@ -38,6 +39,10 @@ struct RecorderStats {
 // TraceRecorder is a RuntimeObserver that writes the trace format of docs/trace-format.md: each
 // core appends fixed-size records to its own buffer, full buffers go to a writer thread as
 // chunks, and nothing is dropped (a core whose buffers are all full waits, and records that).
+// The writer also writes out what the cores have appended every flush_interval, so a killed
+// run leaves a trace that holds all but its last moments. SIGINT and SIGTERM, where the
+// application left them at their default, are caught while the run records: the writer writes
+// every record, marks the trace interrupted and ends the process as the signal would have.
 // Opening the file and choosing counters happen in the constructor, which throws
 // std::runtime_error naming the file when it cannot be written.
 class TraceRecorder final : public RuntimeObserver {
@@ -54,8 +59,10 @@ class TraceRecorder final : public RuntimeObserver {
   void resume() noexcept;
   // counters lists every requested counter and whether it is recorded.
   const std::vector<CounterStatus>& counters() const;
-  // finish writes what is left and the end chunk; called by the destructor if not before.
-  // Returns what was written.
+  // finish writes what is left, the closing chunk and the end chunk, and gives SIGINT and
+  // SIGTERM back their default action; called by the destructor if not before. Returns what was
+  // written. A SIGINT or SIGTERM caught before it ends the process here, after the trace is
+  // written (marked interrupted).
   RecorderStats finish();
 
   void use_time_source(const TimeSource& time) override;

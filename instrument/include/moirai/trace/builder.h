@@ -8,6 +8,7 @@
 #include <span>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 #include "moirai/trace/format.h"
@@ -28,6 +29,8 @@ struct BuilderOptions {
   std::string language = "SSR";
   std::vector<std::string> counters;  // one delta per name follows every unit record
   std::vector<std::string> construct_names = kSsrConstructNames;
+  // metadata adds "key=value" lines (a recorder's os_time, unit_record_cost_ns, ...).
+  std::vector<std::pair<std::string, std::string>> metadata;
 };
 
 // TraceBuilder streams a trace to a file: each core's records go out as an events chunk once
@@ -58,6 +61,10 @@ class TraceBuilder {
   void unit(std::uint32_t core, std::uint64_t unit, std::uint64_t vp, std::uint64_t assign, std::uint64_t begin,
             std::uint64_t end, std::uint64_t handler_end, std::uint16_t ended_by, std::uint32_t site,
             const std::vector<std::uint64_t>& counters = {});
+  // os_taken says the OS took `taken` ticks from the work of `unit`, the unit just added on
+  // `core`, with its involuntary switches and migrations.
+  void os_taken(std::uint32_t core, std::uint64_t unit, std::uint64_t taken, std::uint32_t switches = 1,
+                std::uint32_t migrations = 0);
   // idle adds an idle span on `core`.
   void idle(std::uint32_t core, std::uint64_t begin, std::uint64_t end);
   // constraint records on `core` that unit `from`'s construct call freed unit `to`.

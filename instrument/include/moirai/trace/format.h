@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 1. docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 2 (readers also read version 1). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -10,9 +10,12 @@ namespace moirai::trace {
 // kMagic opens every trace file.
 inline constexpr char kMagic[8] = {'M', 'O', 'I', 'R', 'A', 'I', 'T', 'R'};
 // kVersionMajor changes when a reader of the previous version could misread a file.
-inline constexpr std::uint16_t kVersionMajor = 1;
+inline constexpr std::uint16_t kVersionMajor = 2;
+// kOldestVersionMajor is the oldest major version this reader still reads (1.x: no OS records,
+// no closing chunk).
+inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 1;
+inline constexpr std::uint16_t kVersionMinor = 0;
 // kChunkMagic opens every chunk, so a reader can tell a cut file from garbage.
 inline constexpr std::uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 // kNoCore is the chunk core of chunks that belong to no core.
@@ -37,6 +40,8 @@ enum class ChunkType : std::uint16_t {
   definitions = 2,  // Definition entries: call sites, constructs, VPs, groups
   events = 3,       // one core's fixed-size records, in time order
   end = 4,          // EndPayload: the totals; missing when the run was cut
+  closing = 5,      // "key=value\n" lines known only at the end of the run (OS figures, the
+                    // measured recording cost, `interrupted`): at most one, before the end chunk
 };
 
 // ChunkHeader precedes every chunk's payload.
@@ -61,6 +66,7 @@ enum class RecordKind : std::uint16_t {
   user_event = 6,   // UserEventRecord: an application phase began or ended
   paused = 7,       // SpanRecord: recording was paused on this core
   lock_handoff = 8, // LockHandoffRecord: this core waited for the runtime lock another released
+  os_taken = 9,     // OsTakenRecord: the OS took time from the unit recorded just before it
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
@@ -135,6 +141,21 @@ struct LockHandoffRecord {
   std::uint64_t acquired;  // when it got the lock
 };
 static_assert(sizeof(LockHandoffRecord) == 24);
+
+// OsTakenRecord follows the unit record of `unit` on the same core when the OS took the core's
+// thread off its CPU during the unit's work: wall time it did not run, involuntary context
+// switches and CPU migrations. Units without one ran undisturbed (as far as the OS can tell;
+// a hypervisor's steal is only known per run, in the closing chunk).
+struct OsTakenRecord {
+  std::uint16_t kind;  // RecordKind::os_taken
+  std::uint16_t reserved16;
+  std::uint32_t switches;    // involuntary context switches during the work
+  std::uint64_t unit;        // the unit recorded just before, on this core
+  std::uint64_t taken;       // ticks of the work span [begin, end) the thread did not run
+  std::uint32_t migrations;  // CPU migrations during the work
+  std::uint32_t reserved32;
+};
+static_assert(sizeof(OsTakenRecord) == 32);
 
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {

@@ -54,6 +54,7 @@ struct Trace {
   std::uint32_t core_count = 0;
   double clock_hz = 0;
   std::vector<std::string> counters;          // recorded counters, in record order
+  std::vector<std::string> counter_backends;  // who counted each ("papi", "perf_event"; "" in old traces)
   std::vector<std::string> missing_counters;  // "name: reason"
   std::vector<std::string> constructs;        // display name by construct kind
   struct Site { std::string file, function; std::uint32_t line = 0; };
@@ -78,13 +79,22 @@ struct Trace {
   std::uint64_t bytes = 0;      // file size
   std::uint64_t chunks = 0;     // complete chunks read
   bool complete = false;        // the end chunk was there
-  std::string cut;              // when not complete: where and how the trace was cut
+  std::string cut;              // when not complete: "partial trace, ends at T ms: ..." (where
+                                // and how the trace was cut)
+  std::uint64_t latest = 0;     // the latest time any record holds (clock ticks; 0: no records)
+  std::string interrupted;      // the signal that stopped the run ("SIGINT"), from the closing
+                                // chunk; empty when the run was not interrupted
   EndPayload end{};             // valid when complete
 
   // construct_name is the display name of a construct kind ("construct N" if undefined).
   std::string construct_name(std::uint32_t kind) const;
   // site_name renders a call-site id as "file:line" ("?" if undefined).
   std::string site_name(std::uint32_t site) const;
+  // ms_from_start is a clock reading in ms from the start of the recording (metadata
+  // `start_ticks`), as `moirai stats` prints times.
+  double ms_from_start(std::uint64_t ticks) const;
+  // interruption says how a signal ended the run ("SIGINT at 812.345 ms: ..."); empty when none did.
+  std::string interruption() const;
 };
 
 // read_trace reads and validates a whole trace file. Throws TraceError for a file that is not a

@@ -14,13 +14,14 @@ namespace moirai::visualize {
 // CoreTime is where one core's time went, in clock ticks, by life-line segment.
 struct CoreTime {
   std::uint64_t units = 0;
-  std::uint64_t work = 0;
+  std::uint64_t work = 0;           // the units' work, less what the OS took from it
+  std::uint64_t os_taken = 0;       // inside units' work spans, the OS ran something else
   std::uint64_t communication = 0;  // state-update communication, lock wait included
   std::uint64_t lock_wait = 0;      // the part of communication spent waiting for the lock
   std::uint64_t constraint_update = 0;
   std::uint64_t decision = 0;       // assigner and the move to the core
   std::uint64_t idle = 0;
-  std::uint64_t total() const { return work + communication + constraint_update + decision + idle; }
+  std::uint64_t total() const { return work + os_taken + communication + constraint_update + decision + idle; }
 };
 
 // RunSummary holds the numbers `moirai stats` reports.

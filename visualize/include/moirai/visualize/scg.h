@@ -19,6 +19,8 @@ inline constexpr const char* kLockHandoffArc = "lock handoff";
 inline constexpr const char* kCoreSuccessionArc = "core succession";
 // kUserEventArc joins the begin and the end of an application phase (ctx.phase_begin/end).
 inline constexpr const char* kUserEventArc = "user event";
+// kCriticalPathArc joins consecutive units of the critical path (ScgOptions::critical_path).
+inline constexpr const char* kCriticalPathArc = "critical path";
 
 // ScgOptions chooses scale, zoom, colouring and which arcs to draw.
 struct ScgOptions {
@@ -29,6 +31,7 @@ struct ScgOptions {
   bool overhead_detail = false;       // split the overhead region into its life-line kinds
   std::optional<double> miss_min, miss_max;  // work colour range (misses per instruction); default: the data's
   std::optional<std::uint64_t> from, to;     // zoom: ticks since the run's first reading
+  bool critical_path = false;         // rim the critical path's blocks and join them in order
 };
 
 // ScgBlock is one drawn block: a unit, or a run of units too small to see, merged.
@@ -38,11 +41,13 @@ struct ScgBlock {
   std::uint32_t merged = 1;      // units in the block
   double y = 0, height = 0;      // points from the top
   std::uint64_t ticks = 0, work_ticks = 0;
+  std::uint64_t taken_ticks = 0;  // of the work span, what the OS gave to something else
   // The overhead split by life-line segment (ticks): decision to animate (assigner and switch),
   // state-update communication without the lock wait, the lock wait, and the constraint update
   // (create meta-unit when the unit ended by creating a VP).
   std::uint64_t decide_ticks = 0, communicate_ticks = 0, lock_ticks = 0, update_ticks = 0;
   bool created = false;          // the unit ended by creating a VP
+  bool critical = false;         // holds a unit of the critical path (ScgOptions::critical_path)
   double miss_rate = -1;         // cache misses per instruction (or per work tick), -1 = unknown
   const trace::Unit* first = nullptr;             // its first unit, in the trace laid out
   const trace::UnitRecord* previous = nullptr;    // the unit of the same VP before it (began it)
@@ -68,11 +73,14 @@ struct ScgLayout {
   std::vector<ScgBlock> blocks;
   std::vector<ScgArc> arcs;
   bool merged_any = false;
+  bool taken_any = false;                  // some block's work span lost time to the OS
   bool overhead_detail = false;
   std::string miss_counter;                // the counter behind the work colour; empty = none
   std::string miss_denominator;            // "instruction" or "work tick"
   double miss_min = 0, miss_max = 0;       // the colour range used
   std::string title;
+  std::size_t critical_units = 0;          // units of the critical path (when drawn)
+  std::uint64_t critical_work = 0;         // ticks of work on it
   double x_of(std::uint32_t core) const;
 };
 

@@ -28,7 +28,7 @@ struct UccNode {
   UccNodeKind kind = UccNodeKind::unit;
   std::uint64_t id = 0;        // unit id, group id, or the row of a merged node
   std::uint32_t units = 1;     // units the node stands for
-  std::uint64_t depth = 0;     // critical-path depth: units above it (plain) or weight above it
+  std::uint64_t depth = 0;     // its row (units above it, groups between sources and sinks) or weight above it
   std::uint64_t weight = 0;    // instructions, or cycles of work without an instruction counter
   double x = 0, y = 0;         // centre x, top y
   double width = 0, height = 0;
@@ -53,6 +53,7 @@ struct UccLayout {
   std::vector<UccArc> arcs;
   std::size_t merged_units = 0;  // units drawn inside merged nodes
   std::size_t omitted_units = 0; // units below the last row drawn
+  std::size_t cyclic_group_lines = 0;  // group lines out that point up: the sink leads back to a source
   double parallelism = 0;        // total work / critical-path work
   std::string title;
   std::string note;              // shown when there is nothing to draw

@@ -26,7 +26,8 @@ struct UnitNode {
   std::uint64_t assign = 0, begin = 0, end = 0, handler_end = 0;  // life-line boundaries
   std::uint32_t core = 0;
   std::uint32_t trace_index = 0;  // into Trace::units, for counters and call sites
-  std::uint64_t work() const { return end - begin; }
+  std::uint64_t taken = 0;        // ticks the OS took from the work span (trace::Unit::taken)
+  std::uint64_t work() const { return end - begin > taken ? end - begin - taken : 0; }
   std::uint64_t overhead() const { return (begin - assign) + (handler_end - end); }
 };
 

@@ -1,0 +1,323 @@
+#include "scenarios.h"
+
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <source_location>
+
+#include "moirai/ssr/ssr.h"
+
+namespace moirai::scenarios {
+
+namespace {
+
+using Where = std::source_location;
+constexpr std::uint64_t kW = 1'000'000;  // one unit of work: 1 ms at the cost model's 1 GHz
+
+// The state of the run in progress (runs are one at a time).
+std::mutex g_mutex;
+bool g_spin = false;
+std::string g_site;
+
+// work declares `ticks` of work; on real cores (spin) it also burns them, as nanoseconds.
+void work(ssr::Context& ctx, std::uint64_t ticks) {
+  ctx.charge_work(ticks);
+  if (!g_spin) return;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ticks);
+  while (std::chrono::steady_clock::now() < until) {
+  }
+}
+
+// expect_site notes the call site the first hint should name.
+void expect_site(const Where& where) {
+  std::lock_guard<std::mutex> hold(g_mutex);
+  g_site = std::string(where.file_name()) + ":" + std::to_string(where.line());
+}
+
+using Body = std::function<void(ssr::Context&, std::size_t)>;
+
+// spawn creates worker i on core_of[i], those on the creator's own core last: a VP created
+// there runs before its creator goes on (SSR's FIFO), which would hold up the other creations.
+void spawn(ssr::Context& ctx, const std::vector<CoreId>& core_of, const Body& body, Where where = Where::current()) {
+  const CoreId own = ctx.core();
+  for (int pass = 0; pass < 2; ++pass) {
+    for (std::size_t i = 0; i < core_of.size(); ++i) {
+      if ((core_of[i] == own) != (pass == 1)) continue;
+      ctx.create_vp([body, i](ssr::Context& c) { body(c, i); }, {.name = "worker " + std::to_string(i), .core = core_of[i]}, where);
+    }
+  }
+}
+
+// round_robin places n workers on cores first, first + 1, ... (mod cores).
+std::vector<CoreId> round_robin(std::size_t n, std::size_t cores, std::size_t first = 0, std::size_t used = 0) {
+  if (used == 0) used = cores;
+  std::vector<CoreId> core_of(n);
+  for (std::size_t i = 0; i < n; ++i) core_of[i] = static_cast<CoreId>((first + i % used) % cores);
+  return core_of;
+}
+
+const ssr::MessageType<int> kDone{"done"};
+const ssr::MessageType<int> kFromTop{"from top"};
+const ssr::MessageType<int> kFromLeft{"from left"};
+
+// --- the pathologies -------------------------------------------------------------------------
+
+// Creator starvation (3.4.1): workers round-robin from the creator's own core: the first runs
+// before the creator makes the next, while 15 cores wait. Fixed: the creator's core last.
+void creator_starvation(ssr::Context& ctx, Variant v) {
+  const std::size_t cores = ctx.core_count(), n = 2 * cores;
+  const Body body = [](ssr::Context& c, std::size_t) { work(c, kW); };
+  if (v == Variant::fixed) return spawn(ctx, round_robin(n, cores), body);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Where where = Where::current(); expect_site(where);
+    ctx.create_vp([body, i](ssr::Context& c) { body(c, i); }, {.name = "worker", .core = static_cast<CoreId>(i % cores)}, where);
+  }
+}
+
+// Unused cores: 16 workers placed on cores 1-4 of 8 (a placement bug). Fixed: on all 8.
+void unused_cores(ssr::Context& ctx, Variant v) {
+  const Body body = [](ssr::Context& c, std::size_t) { work(c, kW); };
+  spawn(ctx, v == Variant::fixed ? round_robin(16, 8) : round_robin(16, 8, 1, 4), body);
+}
+
+// An idle tail (3.4.2): 12 equal pieces on 8 cores, the second wave half empty. Fixed: 8 pieces
+// of the same total work.
+void idle_tail(ssr::Context& ctx, Variant v) {
+  const std::size_t n = v == Variant::fixed ? 8 : 12;
+  const std::uint64_t each = 12 * kW / n;
+  spawn(ctx, round_robin(n, 8), [each](ssr::Context& c, std::size_t) { work(c, each); });
+}
+
+// Grain too fine (3.4.3): each worker cuts its work into 2000 units of 400 ticks, each ended by a
+// construct (a singleton of its own, which never waits). Fixed: 20 units of 100 times the work.
+void grain(ssr::Context& ctx, Variant v, std::size_t iterations, std::uint64_t ticks, std::uint64_t phase) {
+  const std::size_t k = v == Variant::fixed ? iterations / 100 : iterations;
+  const std::uint64_t each = v == Variant::fixed ? ticks * 100 : ticks;
+  const std::size_t cores = ctx.core_count();
+  spawn(ctx, round_robin(cores, cores), [k, each, cores, phase](ssr::Context& c, std::size_t i) {
+    std::unique_ptr<ssr::Singleton[]> own(new ssr::Singleton[k]);
+    work(c, phase * i);  // out of step with the other workers, as real cores would be
+    for (std::size_t j = 0; j < k; ++j) {
+      work(c, each);
+      const Where where = Where::current(); if (i == 0 && j == 0) expect_site(where);
+      c.singleton(own[j], [] {}, where);
+    }
+    work(c, phase * (cores - 1 - i));
+  });
+}
+void grain_too_fine(ssr::Context& ctx, Variant v) { grain(ctx, v, 2000, 400, 250); }
+
+// Runtime lock contention: the same fine grain on 32 cores, where every construct queues for
+// the runtime lock. Fixed: 100 times fewer constructs.
+void lock_contention(ssr::Context& ctx, Variant v) { grain(ctx, v, 300, 100, 0); }
+
+// A long singleton body (3.4.2's copy-transpose): every worker passes a singleton whose body is
+// 5 units of work; the others wait. Fixed: the same work, split among the workers.
+void long_singleton(ssr::Context& ctx, Variant v) {
+  auto once = std::make_shared<ssr::Singleton>("prepare");
+  spawn(ctx, round_robin(ctx.core_count(), ctx.core_count()), [once, v](ssr::Context& c, std::size_t i) {
+    if (v == Variant::fixed) work(c, 5 * kW / c.core_count());
+    const Where where = Where::current(); if (i == 0) expect_site(where);
+    c.singleton(*once, [&] { if (v == Variant::planted) work(c, 5 * kW); }, where);
+    work(c, kW);
+  });
+}
+
+// A singleton granted late (3.4.6): VP A on core 1 is granted the singleton, but X, made ready
+// on core 1 before the grant, runs first; 15 VPs wait for the singleton's end. Fixed: A creates
+// X after the singleton, so X's work runs after the body.
+void singleton_late(ssr::Context& ctx, Variant v) {
+  constexpr std::uint64_t kX = kW, kBody = 20'000, kBefore = 20'000, kTotal = 2 * kW;
+  auto once = std::make_shared<ssr::Singleton>("init");
+  const auto x = [](ssr::Context& c) { work(c, kX); };
+  const std::size_t cores = ctx.core_count();
+  ctx.create_vp([once, v, x](ssr::Context& c) {
+    work(c, kBefore);
+    const Where where = Where::current(); expect_site(where);
+    c.singleton(*once, [&] { work(c, kBody); }, where);
+    if (v == Variant::fixed) c.create_vp(x, {.name = "X", .core = 1});
+    work(c, kTotal - kX - kBody);
+  }, {.name = "A", .core = 1});
+  if (v == Variant::planted) ctx.create_vp(x, {.name = "X", .core = 1});
+  std::vector<CoreId> others;
+  for (std::size_t core = 0; core < cores; ++core) {
+    if (core != 1) others.push_back(static_cast<CoreId>(core));
+  }
+  spawn(ctx, others, [once](ssr::Context& c, std::size_t) {
+    work(c, 2 * kBefore);
+    c.singleton(*once, [&] { work(c, kBody); });
+    work(c, kTotal);
+  });
+}
+
+// Idle bands between waves (3.4.2): wave 1's pieces on cores 0-3 are half again as long as
+// those on cores 4-7, which then wait for wave 2 (made once all of wave 1 reported). Fixed: wave
+// 1 balanced.
+void idle_bands(ssr::Context& ctx, Variant v) {
+  const std::size_t cores = ctx.core_count();
+  const ssr::VpRef self = ctx.self();
+  spawn(ctx, round_robin(cores, cores), [v, cores, self](ssr::Context& c, std::size_t i) {
+    work(c, v == Variant::fixed ? 5 * kW / 4 : i < cores / 2 ? 3 * kW / 2 : kW);
+    c.send_of_type_to(kDone, self, 1);
+  });
+  // Wave 1's senders on cores 4-7 wait for these receives, which wait for the long pieces.
+  for (std::size_t i = 0; i < cores; ++i) {
+    const Where where = Where::current(); expect_site(where);
+    (void)ctx.receive_of_type_to(kDone, where);
+  }
+  spawn(ctx, round_robin(cores, cores), [](ssr::Context& c, std::size_t) { work(c, kW); });
+}
+
+// A critical-path-bound wavefront: 8 x 8 blocks, each waiting for the block above and the one to
+// its left, on 64 cores; only 8-way parallelism at best. Fixed: 64 independent blocks.
+void wavefront(ssr::Context& ctx, Variant v) {
+  constexpr std::size_t kSide = 8;
+  if (v == Variant::fixed) {
+    return spawn(ctx, round_robin(kSide * kSide, ctx.core_count()), [](ssr::Context& c, std::size_t) { work(c, kW); });
+  }
+  auto refs = std::make_shared<std::vector<ssr::VpRef>>(kSide * kSide);
+  // Made from the bottom right, so every block's successors exist when it runs; (0,0) last.
+  for (std::size_t b = kSide * kSide; b-- > 0;) {
+    const std::size_t i = b / kSide, j = b % kSide;
+    (*refs)[b] = ctx.create_vp([refs, i, j](ssr::Context& c) {
+      if (i > 0) (void)c.receive_of_type_to(kFromTop);
+      if (j > 0) (void)c.receive_of_type_to(kFromLeft);
+      work(c, kW);
+      const Where where = Where::current(); if (i == 0 && j == 0) expect_site(where);
+      if (i + 1 < kSide) c.send_of_type_to(kFromTop, (*refs)[(i + 1) * kSide + j], 1, where);
+      if (j + 1 < kSide) c.send_of_type_to(kFromLeft, (*refs)[i * kSide + j + 1], 1);
+    }, {.name = "block " + std::to_string(i) + "," + std::to_string(j), .core = static_cast<CoreId>(b % ctx.core_count())});
+  }
+}
+
+// A long serial reduction: 8 workers report to main, which then reduces alone for 3 units of
+// work. Fixed: each worker reduces its share before reporting.
+void serial_reduction(ssr::Context& ctx, Variant v) {
+  const std::size_t cores = ctx.core_count();
+  const ssr::VpRef self = ctx.self();
+  spawn(ctx, round_robin(cores, cores), [v, self, cores](ssr::Context& c, std::size_t) {
+    work(c, kW + (v == Variant::fixed ? 3 * kW / cores : 0));
+    c.send_of_type_to(kDone, self, 1);
+  });
+  for (std::size_t i = 0; i < cores; ++i) (void)ctx.receive_of_type_to(kDone);
+  if (v == Variant::planted) work(ctx, 3 * kW);
+  const Where where = Where::current(); expect_site(where);
+  ctx.end_vp(where);
+}
+
+// Creations that target the creator's own core: all 8 workers on core 0 of 4; the creator is
+// never starved (its core's other VPs are what it made), the other cores are unused. Fixed:
+// spread.
+void own_core(ssr::Context& ctx, Variant v) {
+  const Body body = [](ssr::Context& c, std::size_t) { work(c, kW); };
+  if (v == Variant::fixed) return spawn(ctx, round_robin(8, ctx.core_count()), body);
+  for (std::size_t i = 0; i < 8; ++i) ctx.create_vp([body, i](ssr::Context& c) { body(c, i); }, {.name = "worker", .core = ctx.core()});
+}
+
+// Mixed: unused cores and an idle tail. `big_unused`: 14 pieces on cores 0-3 of 8 (4 unused
+// cores, a one-piece tail on 2 cores); else 31 pieces on cores 0-14 of 16 (one unused core, a
+// one-piece tail on 14 cores). Fixed: the bigger cause removed.
+void unused_and_tail(ssr::Context& ctx, Variant v, bool big_unused) {
+  const std::size_t cores = ctx.core_count();
+  const Body one = [](ssr::Context& c, std::size_t) { work(c, kW); };
+  if (big_unused) return spawn(ctx, v == Variant::fixed ? round_robin(14, cores) : round_robin(14, cores, 0, 4), one);
+  if (v == Variant::planted) return spawn(ctx, round_robin(31, cores, 0, 15), one);
+  spawn(ctx, round_robin(15, cores, 0, 15), [](ssr::Context& c, std::size_t) { work(c, 31 * kW / 15); });
+}
+void mixed_unused_big(ssr::Context& ctx, Variant v) { unused_and_tail(ctx, v, true); }
+void mixed_tail_big(ssr::Context& ctx, Variant v) { unused_and_tail(ctx, v, false); }
+
+// Mixed: creator starvation and an idle tail on 16 cores, workers made round-robin from the
+// creator's own core. `big_starvation`: 32 pieces (the creator's core holds up 15 cores, then
+// idles at the end); else the first piece is short (a short hold-up) and 3 extra pieces leave 14
+// cores idle at the end. Fixed: the bigger cause removed (the creator's core last; or the extra
+// pieces' work spread over the others).
+void starvation_and_tail(ssr::Context& ctx, Variant v, bool big_starvation) {
+  const std::size_t cores = ctx.core_count();
+  if (big_starvation && v == Variant::fixed) {
+    return spawn(ctx, round_robin(2 * cores, cores), [](ssr::Context& c, std::size_t) { work(c, kW); });
+  }
+  const std::size_t n = big_starvation ? 2 * cores : v == Variant::fixed ? cores : cores + 3;
+  for (std::size_t i = 0; i < n; ++i) {
+    std::uint64_t ticks = kW;
+    if (!big_starvation && i == 0) ticks = kW / 4;
+    if (!big_starvation && v == Variant::fixed && i > 0) ticks += 3 * kW / (cores - 1);
+    const Where where = Where::current(); if (i == 1 && big_starvation) expect_site(where);
+    ctx.create_vp([ticks](ssr::Context& c) { work(c, ticks); }, {.name = "worker", .core = static_cast<CoreId>(i % cores)}, where);
+  }
+}
+void mixed_starvation_big(ssr::Context& ctx, Variant v) { starvation_and_tail(ctx, v, true); }
+void mixed_tail_over_starvation(ssr::Context& ctx, Variant v) { starvation_and_tail(ctx, v, false); }
+
+// --- clean controls --------------------------------------------------------------------------
+
+// Two full waves of equal pieces on 8 cores, reported to main.
+void clean_waves(ssr::Context& ctx, Variant) {
+  const std::size_t cores = ctx.core_count();
+  const ssr::VpRef self = ctx.self();
+  spawn(ctx, round_robin(2 * cores, cores), [self](ssr::Context& c, std::size_t) {
+    work(c, kW);
+    c.send_of_type_to(kDone, self, 1);
+  });
+  for (std::size_t i = 0; i < 2 * cores; ++i) (void)ctx.receive_of_type_to(kDone);
+}
+
+// Four long-lived VPs on 4 cores, each 10 units of work ended by a construct that never waits.
+void clean_loops(ssr::Context& ctx, Variant) {
+  spawn(ctx, round_robin(ctx.core_count(), ctx.core_count()), [](ssr::Context& c, std::size_t) {
+    std::unique_ptr<ssr::Singleton[]> own(new ssr::Singleton[10]);
+    for (std::size_t j = 0; j < 10; ++j) {
+      work(c, kW);
+      c.singleton(own[j], [] {});
+    }
+  });
+}
+
+}  // namespace
+
+const std::vector<Scenario>& all() {
+  static const std::vector<Scenario> list = {
+      {"creator-starvation", "workers round-robin from the creator's own core", 16, "creator-starvation", {0}, "", creator_starvation},
+      {"unused-cores", "16 workers placed on 4 of 8 cores", 8, "unused-cores", {0, 5, 6, 7}, "", unused_cores},
+      {"idle-tail", "12 equal pieces on 8 cores", 8, "idle-tail", {4, 5, 6, 7}, "", idle_tail},
+      {"grain-too-fine", "2000 units of 400 ticks per core", 2, "unit-size", {}, "", grain_too_fine},
+      {"lock-contention", "300 units of 100 ticks per core on 32 cores", 32, "lock-contention", {}, "", lock_contention},
+      {"long-singleton", "a singleton body of 5 units of work", 8, "long-serial", {1}, "", long_singleton},
+      {"singleton-late", "the singleton's owner waits behind other work", 16, "singleton-late", {1}, "", singleton_late},
+      {"idle-bands", "half of wave 1 runs longer; wave 2 waits for it", 8, "idle-band", {4, 5, 6, 7}, "", idle_bands},
+      {"wavefront", "an 8 x 8 blocked wavefront on 64 cores", 64, "critical-path", {}, "", wavefront},
+      {"serial-reduction", "main reduces 3 units of work alone", 8, "long-serial", {0}, "", serial_reduction},
+      {"own-core-creations", "all workers created on the creator's own core", 4, "unused-cores", {1, 2, 3}, "", own_core},
+      {"mixed-unused-big", "4 unused cores, a small tail", 8, "unused-cores", {4, 5, 6, 7}, "idle-tail", mixed_unused_big},
+      {"mixed-tail-big", "a big tail, one unused core", 16, "idle-tail", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, "unused-cores", mixed_tail_big},
+      {"mixed-starvation-big", "creator starvation, a small tail", 16, "creator-starvation", {0}, "idle-tail", mixed_starvation_big},
+      {"mixed-tail-over-starvation", "a big tail, a short creator starvation", 16, "idle-tail", {}, "creator-starvation", mixed_tail_over_starvation},
+      {"clean-waves", "two full waves of equal pieces", 8, "", {}, "", clean_waves},
+      {"clean-loops", "four long-lived VPs with big units", 4, "", {}, "", clean_loops},
+  };
+  return list;
+}
+
+const Scenario* find(const std::string& name) {
+  for (const Scenario& s : all()) {
+    if (s.name == name) return &s;
+  }
+  return nullptr;
+}
+
+Outcome run(const Scenario& scenario, Variant variant, proto::Machine& machine, instrument::RuntimeObserver* observer,
+            bool spin) {
+  {
+    std::lock_guard<std::mutex> hold(g_mutex);
+    g_spin = spin;
+    g_site.clear();
+  }
+  ssr::RunOptions options;
+  options.observer = observer;
+  options.seed_core = 0;
+  ssr::run(machine, [&](ssr::Context& ctx) { scenario.main(ctx, variant); }, options);
+  std::lock_guard<std::mutex> hold(g_mutex);
+  return Outcome{g_site};
+}
+
+}  // namespace moirai::scenarios

@@ -1,0 +1,418 @@
+// The exporters against known traces and recorded runs, each output read back by the real
+// reader of its format: otf2-print for OTF2, nlohmann::json for Perfetto's JSON, SQLite for the
+// database (running the example queries of docs/export.md).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "moirai/trace/reader.h"
+#include "moirai/visualize/export.h"
+#include "support/known_traces.h"
+#include "support/trace_builder.h"
+
+namespace {
+
+using namespace moirai;
+namespace fs = std::filesystem;
+
+std::string scratch(const std::string& name) {
+  return ::testing::TempDir() + "moirai_export_" + name + "_" + std::to_string(::getpid());
+}
+
+std::string corpus(const std::string& name) { return std::string(MOIRAI_SOURCE_DIR) + "/tests/fuzz/corpus/trace_reader/" + name; }
+
+// Expected is what a trace holds, counted here without the exporters' code.
+struct Expected {
+  std::uint64_t units = 0, segments = 0, constraints = 0, cross_core = 0, counters = 0;
+};
+
+Expected expected_of(const trace::Trace& trace) {
+  Expected e;
+  std::unordered_map<std::uint64_t, std::uint32_t> core_of;
+  for (const trace::Unit& unit : trace.units) {
+    core_of[unit.record.unit] = unit.core;
+    ++e.units;
+    // decision, work, communication, constraint update; lock wait inside communication when any
+    e.segments += 4 + (unit.record.locked > unit.record.end ? 1 : 0);
+  }
+  for (const trace::ConstraintRecord& c : trace.constraints) {
+    if (!core_of.count(c.from) || !core_of.count(c.to)) continue;
+    ++e.constraints;
+    e.cross_core += core_of[c.from] != core_of[c.to];
+  }
+  e.counters = trace.counters.size();
+  return e;
+}
+
+// A trace with everything an exporter maps: the known rendezvous run (known_traces.h) with a lock
+// wait in u4, two counters, a VP definition and an application phase inside u2's work.
+std::string write_full_trace(const std::string& path) {
+  test_support::TraceBuilder b(2, {"PAPI_TOT_INS", "PAPI_L2_TCM"});
+  b.site(1, "known.cpp", 10, "main");
+  b.vp(1, "main \"seed\"", 0, 1);
+  b.vp(2, "worker", 1, 1);
+  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1, {1000, 10});
+  b.constraint(0, 1, 1, 3, 115);
+  b.unit(0, 2, 1, 120, 130, 330, 340, 3, 1, {2000, 20});
+  b.user_event(0, 1, "phase one", 2, 150, true);
+  b.user_event(0, 1, "phase one", 2, 250, false);
+  b.idle(0, 340, 450);
+  trace::UnitRecord u4{};
+  u4.kind = static_cast<std::uint16_t>(trace::RecordKind::unit);
+  u4.ended_by = 0;
+  u4.site = 1;
+  u4.unit = 4;
+  u4.vp = 1;
+  u4.assign = 450;
+  u4.begin = 455;
+  u4.end = 505;
+  u4.locked = 508;
+  u4.handler = 510;
+  u4.handler_end = 520;
+  const std::uint64_t u4_counters[] = {500, 5};
+  b.unit(0, u4, u4_counters);
+  b.lock_handoff(0, 1, 505, 508);
+  b.idle(1, 0, 120);
+  b.unit(1, 3, 2, 120, 130, 430, 440, 2, 1, {3000, 30});
+  b.constraint(1, 3, 2, 5, 435, 1);
+  b.constraint(1, 2, 3, 4, 435, 1);
+  b.unit(1, 5, 2, 440, 450, 460, 510, 0, 1, {100, 1});
+  b.idle(1, 510, 520);
+  b.write(path);
+  return path;
+}
+
+// ---- OTF2 ------------------------------------------------------------------------------------
+
+std::string run(const std::string& command) {
+  std::string output;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return output;
+  char buffer[4096];
+  for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
+  const int status = pclose(pipe);
+  EXPECT_EQ(status, 0) << command << "\n" << output.substr(0, 2000);
+  return output;
+}
+
+std::map<std::string, std::uint64_t> record_counts(const std::string& printed) {
+  std::map<std::string, std::uint64_t> counts;
+  std::istringstream lines(printed);
+  for (std::string line; std::getline(lines, line);) {
+    const std::string word = line.substr(0, line.find(' '));
+    ++counts[word];
+  }
+  return counts;
+}
+
+void check_otf2(const std::string& trace_path, const std::string& name) {
+  const trace::Trace trace = trace::read_trace(trace_path);
+  const Expected e = expected_of(trace);
+  const std::string out = scratch("otf2_" + name);
+  fs::remove_all(out);
+  const visualize::ExportCounts counts = visualize::export_otf2(trace, out);
+  EXPECT_EQ(counts.units, e.units);
+  EXPECT_EQ(counts.arcs, e.cross_core);
+  const auto records = record_counts(run(std::string(OTF2_PRINT) + " " + out + "/traces.otf2"));
+  EXPECT_EQ(records.count("ENTER") ? records.at("ENTER") : 0, e.segments) << name;
+  EXPECT_EQ(records.count("LEAVE") ? records.at("LEAVE") : 0, e.segments) << name;
+  EXPECT_EQ(records.count("MPI_SEND") ? records.at("MPI_SEND") : 0, e.cross_core) << name;
+  EXPECT_EQ(records.count("MPI_RECV") ? records.at("MPI_RECV") : 0, e.cross_core) << name;
+  EXPECT_EQ(records.count("METRIC") ? records.at("METRIC") : 0, e.counters ? 2 * e.units : 0) << name;
+  // The definitions: a location per core, regions named by construct and call site.
+  const std::string defs = run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
+  for (std::uint32_t core = 0; core < trace.core_count; ++core) {
+    EXPECT_NE(defs.find("\"core " + std::to_string(core) + "\""), std::string::npos) << name;
+  }
+  fs::remove_all(out);
+}
+
+TEST(ExportOtf2, KnownTraceCountsMatchWhatOtf2PrintReads) {
+  const std::string path = write_full_trace(scratch("full") + ".mtrace");
+  check_otf2(path, "full");
+  const trace::Trace trace = trace::read_trace(path);
+  const std::string out = scratch("otf2_defs");
+  fs::remove_all(out);
+  visualize::export_otf2(trace, out);
+  const std::string defs = run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
+  EXPECT_NE(defs.find("\"work: send_from_to at known.cpp:10\""), std::string::npos) << defs;
+  EXPECT_NE(defs.find("\"lock wait: end_vp at known.cpp:10\""), std::string::npos) << defs;
+  EXPECT_NE(defs.find("\"PAPI_TOT_INS\""), std::string::npos);
+  // Timer in nanoseconds: the 1 GHz test clock's ticks are nanoseconds, the run 520 long.
+  EXPECT_NE(defs.find("1000000000"), std::string::npos);
+  const std::string markers = run("otf2-marker " + out + "/traces.otf2");
+  EXPECT_NE(markers.find("begin phase one"), std::string::npos) << markers;
+  EXPECT_NE(markers.find("end phase one"), std::string::npos) << markers;
+  fs::remove_all(out);
+  std::remove(path.c_str());
+}
+
+TEST(ExportOtf2, RecordedRunsCountsMatchWhatOtf2PrintReads) {
+  check_otf2(corpus("ping_pong.mtrace"), "ping_pong");
+  check_otf2(corpus("singleton_counters.mtrace"), "singleton_counters");
+  check_otf2(corpus("deadlock.mtrace"), "deadlock");
+}
+
+TEST(ExportOtf2, RefusesADirectoryWithFiles) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  const std::string out = scratch("otf2_full_dir");
+  fs::create_directories(out);
+  std::ofstream(out + "/old.txt") << "x";
+  EXPECT_THROW(visualize::export_otf2(trace, out), visualize::ExportError);
+  fs::remove_all(out);
+}
+
+// ---- Perfetto --------------------------------------------------------------------------------
+
+std::int64_t ns_of(const nlohmann::json& value) { return std::llround(value.get<double>() * 1000); }
+
+// check_perfetto parses the JSON and checks its shape: slices nest per track, times never go back
+// per track, every flow has both ends inside a slice, and the counts match the trace.
+void check_perfetto(const std::string& trace_path, const std::string& name) {
+  const trace::Trace trace = trace::read_trace(trace_path);
+  const Expected e = expected_of(trace);
+  const std::string out = scratch("perfetto_" + name) + ".json";
+  const visualize::ExportCounts counts = visualize::export_perfetto(trace, out);
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);  // throws on malformed JSON
+  ASSERT_TRUE(json.contains("traceEvents")) << name;
+  using Track = std::pair<std::int64_t, std::string>;  // pid, tid (or counter name)
+  std::map<Track, std::int64_t> last;
+  std::map<Track, std::vector<std::int64_t>> open;  // ends of the slices enclosing the current time
+  struct Flow { int starts = 0, ends = 0; std::string category; };
+  std::map<std::int64_t, Flow> flows;
+  std::uint64_t unit_slices = 0, vp_slices = 0, instants = 0, counter_events = 0;
+  for (const nlohmann::json& event : json["traceEvents"]) {
+    const std::string phase = event.at("ph");
+    if (phase == "M") continue;
+    const std::int64_t ts = ns_of(event.at("ts"));
+    const Track track{event.at("pid").get<std::int64_t>(),
+                      phase == "C" ? event.at("name").get<std::string>() : std::to_string(event.at("tid").get<std::int64_t>())};
+    EXPECT_GE(ts, last[track]) << name << ": time goes back on track " << track.second << " at " << event.dump();
+    last[track] = ts;
+    auto& stack = open[track];
+    if (phase == "X") {
+      const std::int64_t end = ts + ns_of(event.at("dur"));
+      while (!stack.empty() && stack.back() <= ts) stack.pop_back();
+      EXPECT_TRUE(stack.empty() || end <= stack.back()) << name << ": slice does not nest: " << event.dump();
+      stack.push_back(end);
+      if (event.value("cat", "") == "unit") ++unit_slices;
+      if (event.at("pid") == 2) ++vp_slices;
+    } else if (phase == "s" || phase == "f") {
+      while (!stack.empty() && stack.back() < ts) stack.pop_back();
+      EXPECT_FALSE(stack.empty()) << name << ": flow end outside every slice: " << event.dump();
+      Flow& flow = flows[event.at("id").get<std::int64_t>()];
+      (phase == "s" ? flow.starts : flow.ends) += 1;
+      flow.category = event.at("cat");
+    } else if (phase == "i") {
+      ++instants;
+    } else if (phase == "C") {
+      ++counter_events;
+    }
+  }
+  std::uint64_t cross = 0;
+  for (const auto& [id, flow] : flows) {
+    EXPECT_EQ(flow.starts, 1) << name << ": flow " << id;
+    EXPECT_EQ(flow.ends, 1) << name << ": flow " << id;
+    cross += flow.category == "cross-core";
+  }
+  EXPECT_EQ(unit_slices, e.units) << name;
+  EXPECT_EQ(vp_slices, e.units) << name;
+  EXPECT_EQ(flows.size(), e.constraints) << name;
+  EXPECT_EQ(cross, e.cross_core) << name;
+  EXPECT_EQ(counts.cross_core, e.cross_core) << name;
+  EXPECT_EQ(instants, trace.user_events.size()) << name;
+  EXPECT_EQ(counter_events, e.counters ? 2 * e.units : 0) << name;
+  std::remove(out.c_str());
+}
+
+TEST(ExportPerfetto, KnownTraceIsWellFormedWithAFlowPerConstraint) {
+  const std::string path = write_full_trace(scratch("full_p") + ".mtrace");
+  check_perfetto(path, "full");
+  // The args of u4: its unit, VP, call sites and counter deltas; the VP name escaped.
+  const trace::Trace trace = trace::read_trace(path);
+  const std::string out = scratch("perfetto_args") + ".json";
+  visualize::export_perfetto(trace, out);
+  std::ifstream file(out);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  bool found = false;
+  for (const nlohmann::json& event : json["traceEvents"]) {
+    if (event.value("cat", "") != "unit" || event["args"]["unit"] != 4) continue;
+    found = true;
+    EXPECT_EQ(event["name"], "main \"seed\" #1");
+    EXPECT_EQ(event["args"]["vp"], 1);
+    EXPECT_EQ(event["args"]["ended_by"], "end_vp at known.cpp:10");
+    EXPECT_EQ(event["args"]["began_by"], "receive_from_to at known.cpp:10");
+    EXPECT_EQ(event["args"]["counters"]["PAPI_TOT_INS"], 500);
+    EXPECT_DOUBLE_EQ(event["ts"].get<double>(), 0.450);  // 450 ticks of a 1 GHz clock, in us
+    EXPECT_DOUBLE_EQ(event["dur"].get<double>(), 0.070);
+  }
+  EXPECT_TRUE(found);
+  std::remove(out.c_str());
+  std::remove(path.c_str());
+}
+
+TEST(ExportPerfetto, RecordedRunsAreWellFormed) {
+  check_perfetto(corpus("ping_pong.mtrace"), "ping_pong");
+  check_perfetto(corpus("singleton_counters.mtrace"), "singleton_counters");
+  check_perfetto(corpus("deadlock.mtrace"), "deadlock");
+  check_perfetto(corpus("cut.mtrace"), "cut");
+}
+
+TEST(ExportPerfetto, UnwritableOutputIsAnExportError) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  EXPECT_THROW(visualize::export_perfetto(trace, "/nonexistent/dir/x.json"), visualize::ExportError);
+}
+
+// ---- SQLite ----------------------------------------------------------------------------------
+
+// query runs SQL and renders its rows as "a|b|c" lines, as the sqlite3 shell prints them.
+std::string query(sqlite3* db, const std::string& sql) {
+  sqlite3_stmt* statement = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(db, sql.c_str(), -1, &statement, nullptr), SQLITE_OK) << sqlite3_errmsg(db) << "\n" << sql;
+  std::string rows;
+  while (statement != nullptr && sqlite3_step(statement) == SQLITE_ROW) {
+    for (int c = 0; c < sqlite3_column_count(statement); ++c) {
+      const unsigned char* text = sqlite3_column_text(statement, c);
+      rows += (c ? "|" : "") + std::string(text != nullptr ? reinterpret_cast<const char*>(text) : "");
+    }
+    rows += '\n';
+  }
+  sqlite3_finalize(statement);
+  return rows;
+}
+
+// documented_queries are the ```sql blocks of docs/export.md that begin with "-- query".
+std::vector<std::string> documented_queries() {
+  std::ifstream file(std::string(MOIRAI_SOURCE_DIR) + "/docs/export.md");
+  std::vector<std::string> queries;
+  std::string line, block;
+  bool inside = false;
+  while (std::getline(file, line)) {
+    if (!inside && line == "```sql") {
+      inside = true;
+      block.clear();
+    } else if (inside && line == "```") {
+      inside = false;
+      if (block.starts_with("-- query")) queries.push_back(block);
+    } else if (inside) {
+      block += line + "\n";
+    }
+  }
+  return queries;
+}
+
+struct Db {
+  sqlite3* handle = nullptr;
+  explicit Db(const std::string& path) { EXPECT_EQ(sqlite3_open_v2(path.c_str(), &handle, SQLITE_OPEN_READONLY, nullptr), SQLITE_OK); }
+  ~Db() { sqlite3_close(handle); }
+};
+
+TEST(ExportSqlite, TheFiveDocumentedQueriesGiveTheKnownAnswers) {
+  const std::string trace_path = scratch("rendezvous") + ".mtrace";
+  test_support::write_rendezvous_trace(trace_path);
+  const trace::Trace trace = trace::read_trace(trace_path);
+  const std::string out = scratch("sqlite") + ".db";
+  visualize::export_sqlite(trace, out);
+  Db db(out);
+  const std::vector<std::string> queries = documented_queries();
+  ASSERT_EQ(queries.size(), 5u);
+  // The answers worked out by hand from the trace's comment in known_traces.h (1 GHz: ticks are ns).
+  const std::vector<std::string> answers = {
+      // 1: idle by the call site whose constraint ended it
+      "create_vp|known.cpp:10|120|1\nsend_from_to|known.cpp:10|110|1\nnothing left to run (end of run)||10|1\n",
+      // 2: the critical path u1 -> u3 -> u4
+      "1|0|1|100\n3|1|2|300\n4|0|1|50\n",
+      // 3: overhead by construct per core
+      "0|create_vp|1|20\n0|end_vp|1|20\n0|receive_from_to|1|20\n1|end_vp|1|60\n1|send_from_to|1|20\n",
+      // 4: cross-core constraints by construct, from the freeing call to the freed unit's start
+      "create_vp|1|20.0\nreceive_from_to|1|120.0\nsend_from_to|1|25.0\n",
+      // 5: each core's time as shares of the makespan (520)
+      "0|3|67.3|11.5|21.2\n1|2|59.6|15.4|25.0\n",
+  };
+  for (std::size_t q = 0; q < queries.size(); ++q) EXPECT_EQ(query(db.handle, queries[q]), answers[q]) << queries[q];
+  EXPECT_EQ(query(db.handle, "SELECT count(*) FROM units"), "5\n");
+  EXPECT_EQ(query(db.handle, "SELECT count(*), sum(cross_core) FROM constraints WHERE resolved"), "3|3\n");
+  EXPECT_EQ(query(db.handle, "SELECT value FROM metadata WHERE key = 'makespan_ns'"), "520\n");
+  // Exported again over the old file: replaced, not appended to.
+  visualize::export_sqlite(trace, out);
+  Db again(out);
+  EXPECT_EQ(query(again.handle, "SELECT count(*) FROM units"), "5\n");
+  std::remove(out.c_str());
+  std::remove(trace_path.c_str());
+}
+
+TEST(ExportSqlite, CountersUserEventsAndLockWaitOfTheFullTrace) {
+  const std::string path = write_full_trace(scratch("full_s") + ".mtrace");
+  const trace::Trace trace = trace::read_trace(path);
+  const std::string out = scratch("sqlite_full") + ".db";
+  visualize::export_sqlite(trace, out);
+  Db db(out);
+  EXPECT_EQ(query(db.handle, "SELECT c.name, sum(d.delta) FROM unit_counters d JOIN counters c USING (counter) GROUP BY c.name ORDER BY c.name"),
+            "PAPI_L2_TCM|66\nPAPI_TOT_INS|6600\n");
+  EXPECT_EQ(query(db.handle, "SELECT unit, lock_wait_ns, communication_ns FROM units WHERE lock_wait_ns > 0"), "4|3|2\n");
+  EXPECT_EQ(query(db.handle, "SELECT name, phase, time_ns, unit FROM user_events ORDER BY time_ns"),
+            "phase one|begin|150|2\nphase one|end|250|2\n");
+  EXPECT_EQ(query(db.handle, "SELECT name, home_core FROM vps ORDER BY vp"), "main \"seed\"|0\nworker|1\n");
+  EXPECT_EQ(query(db.handle, "SELECT count(*) FROM units WHERE began_by_site IS NULL"), "2\n");  // each VP's first unit
+  std::remove(out.c_str());
+  std::remove(path.c_str());
+}
+
+// What the OS took from a unit's work span (trace::Unit::taken, from a trace's os_taken record)
+// is its own column and arg, and left out of the work, as `moirai stats` counts it.
+TEST(ExportSqliteAndPerfetto, WhatTheOsTookIsLeftOutOfWork) {
+  const std::string path = write_full_trace(scratch("full_os") + ".mtrace");
+  trace::Trace trace = trace::read_trace(path);
+  for (trace::Unit& unit : trace.units) {
+    if (unit.record.unit != 2) continue;  // u2 works [130, 330) on core 0
+    unit.taken = 40;
+    unit.switches = 2;
+    unit.migrations = 1;
+  }
+  const std::string db_path = scratch("sqlite_os") + ".db";
+  visualize::export_sqlite(trace, db_path);
+  {
+    Db db(db_path);
+    EXPECT_EQ(query(db.handle, "SELECT unit, work_ns, os_taken_ns, switches, migrations FROM units WHERE os_taken_ns > 0"), "2|160|40|2|1\n");
+    EXPECT_EQ(query(db.handle, "SELECT core, work_ns, os_taken_ns FROM cores ORDER BY core"), "0|310|40\n1|310|0\n");
+    EXPECT_EQ(query(db.handle, "SELECT c.work_ns = sum(u.work_ns) FROM cores c JOIN units u USING (core) GROUP BY c.core"), "1\n1\n");
+  }
+  const std::string json_path = scratch("perfetto_os") + ".json";
+  visualize::export_perfetto(trace, json_path);
+  std::ifstream file(json_path);
+  const nlohmann::json json = nlohmann::json::parse(file);
+  std::uint64_t with_taken = 0;
+  for (const nlohmann::json& event : json["traceEvents"]) {
+    if (event.value("cat", "") != "unit" || !event["args"].contains("os_taken_ns")) continue;
+    ++with_taken;
+    EXPECT_EQ(event["args"]["unit"], 2);
+    EXPECT_EQ(event["args"]["os_taken_ns"], 40);
+    EXPECT_EQ(event["args"]["switches"], 2);
+    EXPECT_EQ(event["args"]["migrations"], 1);
+  }
+  EXPECT_EQ(with_taken, 1u);
+  std::remove(db_path.c_str());
+  std::remove(json_path.c_str());
+  std::remove(path.c_str());
+}
+
+TEST(ExportSqlite, ADirectoryAsOutputIsAnExportError) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  EXPECT_THROW(visualize::export_sqlite(trace, ::testing::TempDir()), visualize::ExportError);
+  EXPECT_THROW(visualize::export_sqlite(trace, "/nonexistent/dir/x.db"), visualize::ExportError);
+}
+
+}  // namespace

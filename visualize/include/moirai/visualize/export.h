@@ -1,0 +1,36 @@
+// Exporters: a trace written for the tools people already use (docs/export.md). Each streams its
+// output as it goes: memory grows with the trace read, never with the output.
+#pragma once
+
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+
+#include "moirai/trace/reader.h"
+
+namespace moirai::visualize {
+
+// ExportError is an output the exporter could not create or write; its message names it.
+class ExportError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ExportCounts says what an exporter wrote, so the command and the tests can check it.
+struct ExportCounts {
+  std::uint64_t units = 0;        // units written
+  std::uint64_t arcs = 0;         // constraints written as flows, messages or rows
+  std::uint64_t cross_core = 0;   // of those, between units on different cores
+  std::uint64_t unresolved = 0;   // constraints naming a unit the trace lacks, or going back in time
+  std::uint64_t bytes = 0;        // size of what was written
+};
+
+// export_otf2 writes an OTF2 archive into the directory `out` (created; it must not hold files),
+// whose anchor file is `out`/traces.otf2.
+ExportCounts export_otf2(const trace::Trace& trace, const std::string& out);
+// export_perfetto writes Chrome Trace Event JSON, which Perfetto and chrome://tracing open.
+ExportCounts export_perfetto(const trace::Trace& trace, const std::string& out);
+// export_sqlite writes an SQLite database (replacing the file `out`), schema in docs/export.md.
+ExportCounts export_sqlite(const trace::Trace& trace, const std::string& out);
+
+}  // namespace moirai::visualize
