@@ -81,17 +81,31 @@ void BM_BoundaryRead_Rdpmc(benchmark::State& state) {
 }
 BENCHMARK(BM_BoundaryRead_Rdpmc);
 
-// The OS-time probe around one unit: two reads of the thread's CPU time and two of the CPU id.
-void BM_OsTimeProbe_PerUnit(benchmark::State& state) {
+// The OS-time probe around a short unit (under OsTimeProbe::kMeasuredNs: two reads of the CPU
+// id, no system call) and around a long one (also one read of the thread's CPU time; the unit's
+// begin is set that far back instead of waiting).
+void BM_OsTimeProbe_ShortUnit(benchmark::State& state) {
   OsTimeProbe probe;
-  probe.start(Clock::info().hz);
+  probe.start(Clock::info().hz, Clock::now());
   OsTaken taken;
   for (auto _ : state) {
     probe.begin(Clock::now());
     benchmark::DoNotOptimize(probe.end(Clock::now(), taken));
   }
 }
-BENCHMARK(BM_OsTimeProbe_PerUnit);
+BENCHMARK(BM_OsTimeProbe_ShortUnit);
+
+void BM_OsTimeProbe_MeasuredUnit(benchmark::State& state) {
+  const auto span = static_cast<std::uint64_t>(OsTimeProbe::kMeasuredNs * 2 * Clock::info().hz / 1e9);
+  OsTimeProbe probe;
+  probe.start(Clock::info().hz, Clock::now() - span);
+  OsTaken taken;
+  for (auto _ : state) {
+    probe.begin(Clock::now() - span);
+    benchmark::DoNotOptimize(probe.end(Clock::now(), taken));
+  }
+}
+BENCHMARK(BM_OsTimeProbe_MeasuredUnit);
 
 void BM_ClockReading(benchmark::State& state) {
   Clock::info();

@@ -29,7 +29,6 @@
 #include <cstring>
 #include <map>
 #include <optional>
-#include <regex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -129,11 +128,17 @@ class MatmulChild {
     if (got <= 0) return false;
     const Steady::time_point arrived = Steady::now();  // the line's stamp: when it reached this test
     pending_.append(bytes, static_cast<std::size_t>(got));
-    static const std::regex kLine(R"(piece (\d+) of (\d+) done at [0-9.]+ s: worker (\d+) on core \d+, (\d+) received)");
+    // A progress line: "piece P of N done at T s: worker W on core C, R received" (sscanf, not
+    // std::regex: GCC 12 warns inside <regex> under the sanitizers, and warnings are errors).
     for (std::size_t end; (end = pending_.find('\n')) != std::string::npos; pending_.erase(0, end + 1)) {
-      std::smatch match;
       const std::string line = pending_.substr(0, end);
-      if (std::regex_match(line, match, kLine)) pieces_.push_back({std::stoi(match[3]), arrived});
+      int piece = 0, of = 0, worker = 0, core = 0, received = 0, used = 0;
+      double at = 0;
+      if (std::sscanf(line.c_str(), "piece %d of %d done at %lf s: worker %d on core %d, %d received%n", &piece, &of, &at,
+                      &worker, &core, &received, &used) == 6 &&
+          static_cast<std::size_t>(used) == line.size()) {
+        pieces_.push_back({worker, arrived});
+      }
     }
     return true;
   }

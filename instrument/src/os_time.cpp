@@ -24,23 +24,33 @@ std::uint64_t OsTimeProbe::thread_cpu_ns() noexcept {
   return static_cast<std::uint64_t>(ts.tv_sec) * 1000000000ull + static_cast<std::uint64_t>(ts.tv_nsec);
 }
 
-std::string OsTimeProbe::start(double hz) {
+std::string OsTimeProbe::start(double hz, std::uint64_t now) {
   ns_per_tick_ = 1e9 / hz;
   involuntary_ = involuntary_switches();
-  return "thread CPU time around every unit (clock_gettime), switches from getrusage";
+  last_wall_ = previous_end_ = now;
+  last_cpu_ = thread_cpu_ns();
+  return "thread CPU time around every unit or gap between units of 100 us or more (clock_gettime), switches from getrusage";
 }
 
 void OsTimeProbe::begin(std::uint64_t now) noexcept {
   begin_wall_ = now;
-  begin_cpu_ = thread_cpu_ns();
-  begin_cpu_id_ = sched_getcpu();  // vDSO: no system call
+  begin_cpu_id_ = sched_getcpu();  // vDSO or rseq: no system call
+  if (static_cast<double>(now - previous_end_) * ns_per_tick_ >= kMeasuredNs) {
+    last_wall_ = now;
+    last_cpu_ = thread_cpu_ns();
+  }
 }
 
 bool OsTimeProbe::end(std::uint64_t now, OsTaken& out) noexcept {
-  const std::uint64_t cpu = thread_cpu_ns();
   const bool migrated = sched_getcpu() != begin_cpu_id_;
-  const double wall_ns = static_cast<double>(now - begin_wall_) * ns_per_tick_;
-  const double taken_ns = wall_ns - static_cast<double>(cpu - begin_cpu_);
+  const double span_ns = static_cast<double>(now - begin_wall_) * ns_per_tick_;
+  previous_end_ = now;
+  if (span_ns < kMeasuredNs && !migrated) return false;
+  const std::uint64_t cpu = thread_cpu_ns();
+  const double interval_ns = static_cast<double>(now - last_wall_) * ns_per_tick_;
+  const double taken_ns = std::min(span_ns, interval_ns - static_cast<double>(cpu - last_cpu_));
+  last_wall_ = now;
+  last_cpu_ = cpu;
   if (taken_ns < kMinTakenNs && !migrated) return false;
   // Switches since the last unit the OS took from: an involuntary switch takes time, so the
   // units in between had none.

@@ -292,7 +292,9 @@ double TraceRecorder::Impl::measure_unit_cost() {
   detail::CounterSet::Thread counters_here;
   const bool counting = counter_set.present() > 0 && counter_set.start(counters_here).empty();
   detail::OsTimeProbe os;
-  if (os_on) os.start(Clock::info().hz);
+  // Its units are short, as most are: a unit of OsTimeProbe::kMeasuredNs or more also pays one
+  // read of the thread's CPU time (docs/performance.md has both costs).
+  if (os_on) os.start(Clock::info().hz, Clock::now());
   std::vector<unsigned char> scratch(unit_size * 64);
   long long values[fmt::kMaxCounters] = {};
   // At most 2000 units or about 2 ms, whichever comes first: system calls on a busy virtual
@@ -734,7 +736,7 @@ void TraceRecorder::run_start(const std::string& language,
     rec.os_method = "off";
   } else {
     detail::OsTimeProbe probe;
-    rec.os_method = probe.start(Clock::info().hz);
+    rec.os_method = probe.start(Clock::info().hz, Clock::now());
     rec.os_on = true;
     rec.loads_at_start = detail::read_cpu_loads();
   }
@@ -798,7 +800,7 @@ void TraceRecorder::core_start(CoreId core) {
   }
   state.open_since = impl_->now(core);
   if (impl_->os_on) {
-    state.os.start(Clock::info().hz);
+    state.os.start(Clock::info().hz, state.open_since);
     state.cpu = sched_getcpu();
     state.thread_cpu_start = detail::OsTimeProbe::thread_cpu_ns();
     state.wall_start = state.open_since;
