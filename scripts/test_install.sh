@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # Checks Moirai as a user gets it: installs a build into a temporary prefix, builds the
 # out-of-tree example (examples/) against it with CMake (find_package(Moirai 0.2)) under GCC and
-# clang and with pkg-config, runs it on a simulated machine and on real cores with --trace, reads
-# the trace with the installed `moirai report`, and checks that Moirai added as a subproject
+# clang, with pkg-config, and against a shared-library build, runs it on a simulated machine and
+# on real cores with --trace, reads the trace with the installed `moirai report`, and checks that Moirai added as a subproject
 # defines only prefixed targets. Each check prints "ok: ..."; the last line counts them.
 #
 #   scripts/test_install.sh [BUILD_DIR]      (default build/release, already built)
 #
-# Environment: MOIRAI_CLANG (default clang++-16), the clang that builds the example.
+# Environment: MOIRAI_CLANG (default clang++-16), the clang that builds the example and the
+# shared libraries; MOIRAI_JOBS (default: the number of CPUs), the build's parallel jobs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 build=${1:-build/release}
 clang=${MOIRAI_CLANG:-clang++-16}
+jobs=${MOIRAI_JOBS:-$(nproc)}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   echo "test_install: $build is not a configured build (run scripts/build.sh release)" >&2
   exit 2
@@ -75,7 +77,7 @@ for compiler in g++ "$clang"; do
   name=cmake-$(basename "$compiler")
   run_logged "$work/$name-configure.log" cmake -S examples -B "$work/$name" \
     -DCMAKE_PREFIX_PATH="$prefix" -DCMAKE_CXX_COMPILER="$compiler" -DCMAKE_BUILD_TYPE=Release
-  run_logged "$work/$name-build.log" cmake --build "$work/$name" -j "$(nproc)"
+  run_logged "$work/$name-build.log" cmake --build "$work/$name" -j "$jobs"
   ok "$name: find_package(Moirai 0.2) and build examples/ with $compiler"
   example_runs "$name" "$work/$name/chunk_sum"
 done
@@ -90,7 +92,24 @@ run_logged "$work/pc-build.log" g++ -std=c++20 -O2 examples/chunk_sum.cpp -o "$w
 ok "pkg-config: g++ -std=c++20 chunk_sum.cpp \$(pkg-config --cflags --libs moirai), moirai $(pkg-config --modversion moirai)"
 example_runs pkg-config "$work/chunk_sum-pc"
 
-# 5. As a subproject, Moirai defines only targets whose names start with moirai.
+# 5. The shared-library option: the libraries and the tool built shared by clang (no apps,
+# tests or benchmarks), installed, and the example built against them by GCC.
+run_logged "$work/shared-configure.log" cmake -S . -B "$work/shared-build" -DCMAKE_CXX_COMPILER="$clang" \
+  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DBUILD_SHARED_LIBS=ON -DMOIRAI_INSTALL=ON \
+  -DMOIRAI_BUILD_APPS=OFF -DMOIRAI_BUILD_TESTS=OFF -DMOIRAI_BUILD_BENCH=OFF
+run_logged "$work/shared-build.log" cmake --build "$work/shared-build" -j "$jobs"
+run_logged "$work/shared-install.log" cmake --install "$work/shared-build" --prefix "$work/shared"
+[ -e "$work/shared/$libdir/libmoirai_ssr.so" ] || fail "the shared install lacks $libdir/libmoirai_ssr.so"
+run_logged "$work/cmake-shared-configure.log" cmake -S examples -B "$work/cmake-shared" \
+  -DCMAKE_PREFIX_PATH="$work/shared" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release
+run_logged "$work/cmake-shared-build.log" cmake --build "$work/cmake-shared" -j "$jobs"
+ldd "$work/cmake-shared/chunk_sum" | grep -q "$work/shared/.*libmoirai_ssr.so" ||
+  fail "the example built against the shared install does not load its libmoirai_ssr.so"
+ok "-DBUILD_SHARED_LIBS=ON: shared libraries by $clang, installed; examples/ built against them with g++"
+prefix=$work/shared
+example_runs cmake-shared "$work/cmake-shared/chunk_sum"
+
+# 6. As a subproject, Moirai defines only targets whose names start with moirai.
 mkdir -p "$work/parent"
 cat >"$work/parent/CMakeLists.txt" <<CMAKE
 cmake_minimum_required(VERSION 3.25)
