@@ -103,7 +103,7 @@ At source revision $(git rev-parse --short HEAD 2>/dev/null || echo unknown), \`
 | (d) on, OS time + $software (${backends:-no backend}) | ${value[matmul_d]} s (${range[matmul_d]}) | $(pct "${value[matmul_d]}" "${value[matmul_a]}") | ${value[ping_d]} (${range[ping_d]}) | $(pct "${value[ping_d]}" "${value[ping_a]}") |
 
 - amortised cost of one record as written, timestamps only: ${per_record} ns ((c) - (b) on the ping-pong, over its ${records_c} records); per instrumentation point: ${per_point} ns (a unit record holds six)
-- the OS-time measure: ${os_per_unit} ns per unit ((o) - (c) on the ping-pong, over its ${units_o} units; it reads the thread's CPU clock and the CPU at both ends of a unit)
+- the OS-time measure: ${os_per_unit} ns per unit ((o) - (c) on the ping-pong, over its ${units_o} units; its units are short: it reads the CPU id at both ends, and the thread's CPU clock only around a unit or gap of 100 us or more, BM_OsTimeProbe_MeasuredUnit in bench/recording_bench.cpp)
 - matmul's recording cost from that figure: ${matmul_records} records x ${per_record} ns = ${matmul_bound} of the run (its timings above vary more than that from run to run)
 - trace bytes per unit: ping-pong (c) $(awk -v b="$bytes_c" -v u="$units_c" 'BEGIN{printf "%.1f", b/u}'), (d) $(awk -v b="$bytes_d" -v u="$units_d" 'BEGIN{printf "%.1f", b/u}'); matmul (c) $(awk -v b="$m_bytes" -v u="$m_units" 'BEGIN{printf "%.1f", b/u}') (few, large units: the header dominates)
 REPORT

@@ -14,6 +14,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 agree=0
 total=0
+busy_runs=0
 while read -r name sim_cores expected _; do
   [[ -z "$name" ]] && continue
   [[ "$expected" == "(clean)" ]] && expected=none
@@ -21,14 +22,17 @@ while read -r name sim_cores expected _; do
     echo "$name: run failed: $(head -1 "$tmp/err")"
     continue
   fi
-  first=$("$moirai" report "$tmp/$name.mtrace" --json | python3 -c \
-    'import json,sys; h=json.load(sys.stdin)["hints"]; print(h[0]["rule"] if h else "none")')
+  # The first hint's rule, and "busy" when the report's first line says the OS took the cores.
+  read -r first busy < <("$moirai" report "$tmp/$name.mtrace" --json | python3 -c \
+    'import json,sys; d=json.load(sys.stdin); h=d["hints"]; print(h[0]["rule"] if h else "none", "busy" if any(w.startswith("machine was busy") for w in d["warnings"]) else "-")')
   total=$((total + 1))
+  note=""
+  [[ "$busy" == busy ]] && note=" [machine was busy]" && busy_runs=$((busy_runs + 1))
   if [[ "$first" == "$expected" ]]; then
     agree=$((agree + 1))
-    echo "$name: agrees ($first)"
+    echo "$name: agrees ($first)$note"
   else
-    echo "$name: first hint $first, on sim:$sim_cores $expected"
+    echo "$name: first hint $first, on sim:$sim_cores $expected$note"
   fi
 done < <("$runner" --list | awk '{print $1, $2, $4}')
-echo "first hint agrees with the simulated machine's on $agree of $total scenarios ($cores real cores)"
+echo "first hint agrees with the simulated machine's on $agree of $total scenarios ($cores real cores; $busy_runs of them on a busy machine, load average $(cut -d' ' -f1-3 /proc/loadavg))"

@@ -1,5 +1,6 @@
 #include "scenarios.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -74,18 +75,21 @@ void creator_starvation(ssr::Context& ctx, Variant v) {
   }
 }
 
-// Unused cores: 16 workers placed on cores 1-4 of 8 (a placement bug). Fixed: on all 8.
+// Unused cores: 16 workers placed on cores 1-4 of 8 (a placement bug; on any machine, on half
+// its cores from core 1, so 2 real cores leave core 0 unused). Fixed: on all cores.
 void unused_cores(ssr::Context& ctx, Variant v) {
+  const std::size_t cores = ctx.core_count();
   const Body body = [](ssr::Context& c, std::size_t) { work(c, kW); };
-  spawn(ctx, v == Variant::fixed ? round_robin(16, 8) : round_robin(16, 8, 1, 4), body);
+  spawn(ctx, v == Variant::fixed ? round_robin(16, cores) : round_robin(16, cores, 1, std::max<std::size_t>(cores / 2, 1)), body);
 }
 
-// An idle tail (3.4.2): 12 equal pieces on 8 cores, the second wave half empty. Fixed: 8 pieces
-// of the same total work.
+// An idle tail (3.4.2): 12 equal pieces on 8 cores (one and a half waves on any machine: 3 on 2
+// cores), the second wave half empty. Fixed: one piece per core, of the same total work.
 void idle_tail(ssr::Context& ctx, Variant v) {
-  const std::size_t n = v == Variant::fixed ? 8 : 12;
-  const std::uint64_t each = 12 * kW / n;
-  spawn(ctx, round_robin(n, 8), [each](ssr::Context& c, std::size_t) { work(c, each); });
+  const std::size_t cores = ctx.core_count(), pieces = cores + cores / 2;
+  const std::size_t n = v == Variant::fixed ? cores : pieces;
+  const std::uint64_t each = pieces * kW / n;
+  spawn(ctx, round_robin(n, cores), [each](ssr::Context& c, std::size_t) { work(c, each); });
 }
 
 // Grain too fine (3.4.3): each worker cuts its work into 2000 units of 400 ticks, each ended by a
