@@ -158,6 +158,70 @@ TEST(Report, LongSerialSectionIsTheUnitThatRanAlone) {
   EXPECT_EQ(first.lost, 800u);
 }
 
+// The demo's shape: a singleton body runs alone while core 1 waits for its end, later VP 1's last
+// long piece runs alone while core 1 waits for its result. Two causes, two hints: the singleton's
+// loss is the idle its end satisfied, never the later wait.
+TEST(Report, EachSerialSectionIsChargedToItsOwnCause) {
+  TraceBuilder builder(2);
+  builder.site(1, "main.cpp", 10);
+  builder.site(2, "main.cpp", 20);
+  builder.site(3, "main.cpp", 30);
+  builder.site(4, "main.cpp", 40);
+  builder.unit(0, 1, 1, 0, 1, 9, 10, kSingleton, 1);
+  builder.constraint(0, kSingleton, 1, 2, 10);
+  builder.unit(0, 2, 1, 10, 11, 599, 600, kSingletonEnd, 2);  // the body, alone
+  builder.unit(1, 10, 2, 0, 1, 9, 10, kSingleton, 1);
+  builder.idle(1, 10, 600);
+  builder.constraint(0, kSingletonEnd, 2, 11, 599);
+  builder.unit(0, 3, 1, 600, 601, 699, 700, kSendOfTypeTo, 3);
+  builder.unit(1, 11, 2, 600, 601, 699, 700, kSendOfTypeTo, 4);
+  builder.unit(0, 4, 1, 700, 701, 1099, 1100, kSendOfTypeTo, 3);  // the last piece, alone
+  builder.idle(1, 700, 1100);
+  builder.constraint(0, kSendOfTypeTo, 4, 12, 1099);
+  builder.unit(1, 12, 2, 1100, 1101, 1199, 1200, kSendOfTypeTo, 4);
+  builder.idle(0, 1100, 1200);
+  const trace::Trace trace = read_back(builder, "two_sections");
+  const visualize::Report report = visualize::build_report(trace);
+  std::vector<visualize::Hint> serial;
+  for (const visualize::Hint& h : report.hints) {
+    if (h.rule == "long-serial") serial.push_back(h);
+  }
+  ASSERT_EQ(serial.size(), 2u);
+  EXPECT_EQ(serial[0].site, "main.cpp:20") << serial[0].message;
+  EXPECT_NE(serial[0].message.find("singleton body"), std::string::npos) << serial[0].message;
+  EXPECT_NE(serial[0].message.find("in 1 section)"), std::string::npos) << serial[0].message;
+  EXPECT_EQ(serial[1].site, "main.cpp:30") << serial[1].message;
+  EXPECT_NE(serial[1].message.find("runs alone"), std::string::npos) << serial[1].message;
+  const auto waited = std::find_if(report.idle_causes.begin(), report.idle_causes.end(),
+                                   [](const visualize::IdleCause& c) { return c.site == "main.cpp:20"; });
+  ASSERT_NE(waited, report.idle_causes.end());
+  // The body began one tick after the grant: singleton-late owns that tick of the wait.
+  EXPECT_EQ(serial[0].lost, waited->ticks - 1);
+  EXPECT_EQ(serial[1].lost, 400u);
+}
+
+// A chain on one VP bounds the run on 4 cores; its long units are listed to split, its tiny one
+// is not.
+TEST(Report, CriticalPathListsOnlyUnitsWorthSplitting) {
+  TraceBuilder builder(4);
+  builder.site(1, "chain.cpp", 7);
+  builder.site(2, "chain.cpp", 9);
+  builder.unit(0, 1, 1, 0, 1, 299, 300, kSendOfTypeTo, 1);
+  builder.unit(0, 2, 1, 300, 301, 302, 303, kSendOfTypeTo, 2);  // 1 tick of work
+  builder.unit(0, 3, 1, 303, 304, 599, 600, kSendOfTypeTo, 1);
+  builder.unit(1, 4, 2, 0, 1, 549, 550, kSendOfTypeTo, 2);
+  builder.unit(2, 5, 3, 0, 1, 9, 10, kSendOfTypeTo, 2);
+  builder.unit(3, 6, 4, 0, 1, 9, 10, kSendOfTypeTo, 2);
+  const trace::Trace trace = read_back(builder, "chain");
+  const visualize::Report report = visualize::build_report(trace);
+  ASSERT_FALSE(report.hints.empty());
+  const visualize::Hint& first = report.hints.front();
+  EXPECT_EQ(first.rule, "critical-path") << first.message;
+  EXPECT_NE(first.message.find("unit 1 ("), std::string::npos) << first.message;
+  EXPECT_NE(first.message.find("unit 3 ("), std::string::npos) << first.message;
+  EXPECT_EQ(first.message.find("unit 2 ("), std::string::npos) << first.message;
+}
+
 // Every tick of the cores' time is work or exactly one entry of lost time, and the hints claim
 // disjoint parts of it: their losses never add up to more.
 TEST(Report, HintsPartitionTheLostTime) {

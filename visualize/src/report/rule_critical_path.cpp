@@ -15,6 +15,7 @@ namespace moirai::visualize::report {
 namespace {
 
 constexpr double kParallelismShare = 0.80; // parallelism of the core count
+constexpr double kListedShare = 0.10;       // a unit listed to split: of the chain's longest unit
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
@@ -46,7 +47,9 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   std::vector<std::uint32_t> chain;
   for (std::uint32_t node : path.nodes) chain.push_back(a.graph.nodes[node].trace_index);
   std::stable_sort(chain.begin(), chain.end(), [&](std::uint32_t x, std::uint32_t y) { return a.unit(x).work() > a.unit(y).work(); });
+  // At most three, and none far smaller than the longest: splitting a unit of no work gains nothing.
   chain.resize(std::min<std::size_t>(chain.size(), 3));
+  while (chain.size() > 1 && static_cast<double>(a.unit(chain.back()).work()) < kListedShare * static_cast<double>(a.unit(chain.front()).work())) chain.pop_back();
   std::string listed;
   std::vector<std::uint32_t> cores;
   for (std::uint32_t u : chain) {

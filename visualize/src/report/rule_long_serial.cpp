@@ -5,8 +5,9 @@
 // merely ran late, independent of the others, is an idle tail; one of many equal units along a
 // chain, a wavefront's corner block, is the critical path's). A reduction cut into many small
 // units of one VP is not seen: each unit is small. The loss is the idle time of the cores that
-// worked, inside it, charged to the VP that ran there; a singleton body that only started late
-// was claimed before by singleton-late.
+// worked, inside it, one hint per VP and call site of the unit that ran alone; for a singleton
+// body only the idle its end satisfied. A singleton body that only started late was claimed
+// before by singleton-late.
 #include <algorithm>
 #include <map>
 
@@ -66,43 +67,53 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
       piece_unit.push_back(u);
     }
   }
-  std::vector<std::uint64_t> per_piece;
-  ledger.claim_windows(pieces, [&](const LossEntry& e, const Window&) {
-    return (e.kind == LossKind::idle || e.kind == LossKind::run_end || e.kind == LossKind::run_start) && a.core_work[e.core] > 0;
-  }, &per_piece);
-  // Loss by VP; the hint names the VP that cost most, and its longest unit in the sections.
-  std::map<std::uint64_t, std::uint64_t> by_vp;
-  std::map<std::uint64_t, std::uint32_t> longest;
-  std::uint64_t lost = 0;
+  // One hint per unit that ran alone, by VP and call site: a singleton body and a VP's last long
+  // piece are different causes with different cures. A singleton body's hint takes only the idle
+  // its end satisfied (the cores that waited for that singleton); a unit ran alone otherwise takes
+  // every idle core-tick of the cores that worked.
+  struct Group {
+    std::vector<Window> windows;
+    std::uint32_t longest = kNone;
+    bool singleton = false;
+  };
+  std::map<std::pair<std::uint64_t, std::string>, Group> groups;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
-    if (per_piece[i] == 0) continue;
-    const trace::Unit& u = a.unit(piece_unit[i]);
-    by_vp[u.record.vp] += per_piece[i];
-    lost += per_piece[i];
-    auto [best, added] = longest.try_emplace(u.record.vp, piece_unit[i]);
-    if (!added && a.unit(best->second).work() < u.work()) best->second = piece_unit[i];
+    const std::uint32_t unit = piece_unit[i];
+    Group& g = groups[{a.unit(unit).record.vp, a.site_of(unit)}];
+    g.windows.push_back(pieces[i]);
+    if (g.longest == kNone || a.unit(g.longest).work() < a.unit(unit).work()) g.longest = unit;
+    g.singleton = g.singleton || trace.construct_name(a.unit(unit).record.ended_by) == "singleton end";
   }
-  if (lost == 0) return;
-  const auto worst = std::max_element(by_vp.begin(), by_vp.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
-  const std::uint32_t unit = longest[worst->first];
-  const trace::Unit& u = a.unit(unit);
-  std::string vp_name = "vp" + std::to_string(u.record.vp);
-  for (const trace::Trace::Vp& vp : trace.vps) {
-    if (vp.id == u.record.vp && !vp.name.empty()) vp_name = vp.name;
+  for (const auto& [key, g] : groups) {
+    const std::uint64_t lost = ledger.claim_windows(g.windows, [&](const LossEntry& e, const Window&) {
+      if (a.core_work[e.core] == 0) return false;
+      if (g.singleton) return e.kind == LossKind::idle && a.construct_of(e) == "singleton end";
+      return e.kind == LossKind::idle || e.kind == LossKind::run_end || e.kind == LossKind::run_start;
+    });
+    if (lost == 0) continue;
+    const trace::Unit& u = a.unit(g.longest);
+    std::string vp_name = "vp" + std::to_string(u.record.vp);
+    for (const trace::Trace::Vp& vp : trace.vps) {
+      if (vp.id == u.record.vp && !vp.name.empty()) vp_name = vp.name;
+    }
+    // The sections this group's units ran alone in.
+    std::vector<Window> own;
+    for (const Window& s : sections) {
+      if (std::any_of(g.windows.begin(), g.windows.end(), [&](const Window& w) { return w.begin < s.end && s.begin < w.end; })) own.push_back(s);
+    }
+    std::uint64_t serial = 0;
+    for (const Window& s : own) serial += s.end - s.begin;
+    out.hints.push_back(make_hint(
+        "long-serial",
+        "for " + a.ms(serial) + " (" + detail::fixed(100.0 * static_cast<double>(serial) / static_cast<double>(a.makespan), 1) +
+            "% of the run, in " + detail::plural(own.size(), "section") + ") only one core animated units while the other cores waited, for VP '" +
+            vp_name + "', whose longest unit there (" + std::to_string(u.record.unit) + ", " + a.ms(u.work()) + " of work on " +
+            detail::core_set({u.core}) + ") " +
+            (g.singleton ? "is a singleton body: move its work out of the singleton or split it across the VPs that wait for it"
+                         : "runs alone: split its work across VPs (a reduction: reduce in a tree, in parallel)") +
+            " (paper 3.4, 3.4.6)",
+        {u.core}, own.front().begin - a.first, own.front().end - a.first, a.site_of(g.longest), lost));
   }
-  std::uint64_t serial = 0;
-  for (const Window& s : sections) serial += s.end - s.begin;
-  const bool singleton = trace.construct_name(u.record.ended_by) == "singleton end";
-  out.hints.push_back(make_hint(
-      "long-serial",
-      "for " + a.ms(serial) + " (" + detail::fixed(100.0 * static_cast<double>(serial) / static_cast<double>(a.makespan), 1) +
-          "% of the run, in " + detail::plural(sections.size(), "section") + ") only one core animated units while the other cores waited; most of it was VP '" +
-          vp_name + "', whose longest unit (" + std::to_string(u.record.unit) + ", " + a.ms(u.work()) + " of work on " +
-          detail::core_set({u.core}) + ") " +
-          (singleton ? "is a singleton body: move its work out of the singleton or split it across the VPs that wait for it"
-                     : "runs alone: split its work across VPs (a reduction: reduce in a tree, in parallel)") +
-          " (paper 3.4, 3.4.6)",
-      {u.core}, sections.front().begin - a.first, sections.front().end - a.first, a.site_of(unit), lost));
 }
 
 }  // namespace
