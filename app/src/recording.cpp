@@ -79,8 +79,8 @@ Recording::Recording(Flags& flags) : sinks_(std::make_unique<Sinks>()) {
     std::exit(0);
   });
   flags.toggle("no-os-time", no_os_time_,
-               "with --trace, do not measure what the OS took from each unit (it costs two system calls "
-               "per unit; measured by default on real cores)");
+               "with --trace, do not measure what the OS took from each unit (a CPU-id read per unit, and "
+               "a thread CPU-time read after a unit or gap of 100 us or more; measured by default on real cores)");
   flags.toggle("profile", profile_, "print per-core and per-construct times at exit");
 }
 

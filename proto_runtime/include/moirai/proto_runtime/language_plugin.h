@@ -4,6 +4,7 @@
 #include <string>
 #include <string_view>
 
+#include "moirai/instrument/construct_role.h"
 #include "moirai/instrument/ids.h"
 #include "moirai/proto_runtime/assigner.h"
 #include "moirai/proto_runtime/request.h"
@@ -26,6 +27,11 @@ class LanguagePlugin {
   virtual ConstructKind construct_count() const { return 1; }
   // construct_name is the display name of construct `kind` (kEndVp included).
   virtual std::string_view construct_name(ConstructKind kind) const = 0;
+  // construct_role is what construct `kind` does to scheduling: the views find creations,
+  // sends and exclusive sections by it (ConstructRole::other: none of those).
+  virtual ConstructRole construct_role(ConstructKind /*kind*/) const { return ConstructRole::other; }
+  // construct_colour is the Graphviz colour of its lines in the SCG and UCC ("": the views pick).
+  virtual std::string_view construct_colour(ConstructKind /*kind*/) const { return {}; }
   // handle is the request handler for every construct: it updates constraints and makes VPs
   // ready. For kEndVp the VP has finished; it is destroyed right after handle returns.
   virtual void handle(Request& request, RuntimeServices& services) = 0;
