@@ -20,6 +20,7 @@
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/ssr/ssr.h"
 #include "support/test_support.h"
+#include "moirai/trace/builder.h"
 #include "moirai/trace/reader.h"
 
 namespace {
@@ -335,7 +336,7 @@ TEST(TraceFlushByTime, ACoreInALongUnitHasItsEarlierRecordsWritten) {
   instrument::RecorderOptions options{path, {}, "flush test", 4096};
   options.flush_interval = std::chrono::milliseconds(50);
   instrument::TraceRecorder recorder(options);
-  recorder.run_start("test", {"end VP", "step"}, 2);
+  recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 2);
   recorder.core_start(0);
   recorder.core_start(1);
   recorder.vp_created(0, 1, "long runner", {"trace_recording_test.cpp", 2, "test"}, 0);
@@ -388,7 +389,7 @@ TEST(TraceFlushByTime, WritesEveryRecordOnceAndInOrderWhileCoresAppend) {
   options.flush_interval = std::chrono::milliseconds(1);
   {
     instrument::TraceRecorder recorder(options);
-    recorder.run_start("test", {"end VP", "step"}, 2);
+    recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 2);
     std::vector<std::thread> cores;
     for (CoreId core = 0; core < 2; ++core) {
       cores.emplace_back([&recorder, core] {
@@ -428,7 +429,7 @@ TEST(TraceStopSignals, CatchesOnlyDefaultActionsAndGivesThemBack) {
   const std::string path = temp_path("signals");
   {
     instrument::TraceRecorder recorder({path, {}, "signals", 4096});
-    recorder.run_start("test", {"end VP"}, 1);
+    recorder.run_start("test", {{"end VP", ConstructRole::end, ""}}, 1);
     ::sigaction(SIGINT, nullptr, &now);
     EXPECT_NE(now.sa_handler, SIG_DFL) << "SIGINT is not caught while the run records";
     ::sigaction(SIGTERM, nullptr, &now);
@@ -445,3 +446,49 @@ TEST(TraceStopSignals, CatchesOnlyDefaultActionsAndGivesThemBack) {
 }
 
 }  // namespace
+
+// The views find constructs by role: an SSR run records each construct's name, role and colour
+// as SSR's table says, and a trace of format 2 (names only) reads with the same roles.
+TEST(TraceConstructRoles, AnSsrRunRecordsItsConstructTable) {
+  const Recorded run = record(kSimulatedCores);
+  const trace::Trace& t = run.trace;
+  ASSERT_EQ(t.constructs.size(), trace::kSsrConstructs.size());
+  for (std::size_t kind = 0; kind < trace::kSsrConstructs.size(); ++kind) {
+    EXPECT_EQ(t.constructs[kind], trace::kSsrConstructs[kind].name) << kind;
+    EXPECT_EQ(t.construct_roles[kind], trace::kSsrConstructs[kind].role) << kind;
+    EXPECT_EQ(t.construct_colours[kind], trace::kSsrConstructs[kind].colour) << kind;
+  }
+  EXPECT_EQ(t.constructs_of(ConstructRole::create), (std::vector<std::uint32_t>{1}));
+  EXPECT_EQ(t.constructs_of(ConstructRole::exclusive_end), (std::vector<std::uint32_t>{9}));
+}
+
+TEST(TraceConstructRoles, AFormatTwoSsrTraceGetsSsrsRoles) {
+  const std::string path = std::string(MOIRAI_SOURCE_DIR) + "/tests/golden/matmul_sim4.mtrace";
+  std::ifstream file(path, std::ios::binary);
+  trace::FileHeader header{};
+  file.read(reinterpret_cast<char*>(&header), sizeof header);
+  ASSERT_EQ(header.version_major, 2) << "the fixture is meant to predate construct roles";
+  const trace::Trace t = trace::read_trace(path);
+  ASSERT_EQ(t.constructs.size(), trace::kSsrConstructs.size());
+  for (std::size_t kind = 0; kind < trace::kSsrConstructs.size(); ++kind) {
+    EXPECT_EQ(t.construct_roles[kind], trace::kSsrConstructs[kind].role) << t.constructs[kind];
+    EXPECT_EQ(t.construct_colours[kind], trace::kSsrConstructs[kind].colour) << t.constructs[kind];
+  }
+}
+
+TEST(TraceConstructRoles, AnotherLanguagesConstructsKeepTheirOwnRoles) {
+  const std::string path = temp_path("roles");
+  trace::BuilderOptions options;
+  options.language = "VSs";
+  options.constructs = {{"end task", ConstructRole::end, ""}, {"submit", ConstructRole::create, "firebrick"},
+                        {"dep RAW", ConstructRole::dependence, ""}};
+  {
+    trace::TraceBuilder builder(path, options);
+    builder.finish();
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(t.constructs, (std::vector<std::string>{"end task", "submit", "dep RAW"}));
+  EXPECT_EQ(t.construct_roles, (std::vector<ConstructRole>{ConstructRole::end, ConstructRole::create, ConstructRole::dependence}));
+  EXPECT_EQ(t.construct_colours, (std::vector<std::string>{"", "firebrick", ""}));
+}

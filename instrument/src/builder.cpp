@@ -47,8 +47,10 @@ TraceBuilder::TraceBuilder(const std::string& path, BuilderOptions options)
   std::string text = metadata;
   for (const auto& [key, value] : options_.metadata) text += one_line(key) + "=" + one_line(value) + "\n";
   chunk(ChunkType::metadata, kNoCore, text.data(), text.size());
-  for (std::size_t kind = 0; kind < options_.construct_names.size(); ++kind) {
-    define(DefinitionType::construct, static_cast<std::uint32_t>(kind), 0, 0, options_.construct_names[kind]);
+  for (std::size_t kind = 0; kind < options_.constructs.size(); ++kind) {
+    const ConstructInfo& construct = options_.constructs[kind];
+    define(DefinitionType::construct, static_cast<std::uint32_t>(kind), static_cast<std::uint64_t>(construct.role), 0,
+           construct_text(construct.name, construct.colour));
   }
 }
 

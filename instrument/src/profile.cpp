@@ -38,10 +38,12 @@ void Profile::use_time_source(const TimeSource& time) {
   impl_->hz = time.hz();
 }
 
-void Profile::run_start(const std::string& language, const std::vector<std::string>& names,
+void Profile::run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                         std::size_t core_count) {
   impl_->language = language;
-  impl_->names = names;
+  impl_->names.clear();
+  for (const ConstructInfo& construct : constructs) impl_->names.push_back(construct.name);
+  const std::vector<std::string>& names = impl_->names;
   impl_->cores = std::vector<CoreProfile>(core_count);
   for (CoreProfile& core : impl_->cores) {
     core.construct_count.assign(names.size(), 0);

@@ -1,5 +1,6 @@
 // Reads the layout of docs/trace-format.md (moirai/trace/format.h) and checks all of it.
 #include "moirai/trace/reader.h"
+#include "moirai/trace/ssr_constructs.h"
 
 #include <zlib.h>
 
@@ -20,6 +21,14 @@ TraceError::TraceError(std::uint64_t offset, const std::string& problem)
 
 std::string Trace::construct_name(std::uint32_t kind) const {
   return kind < constructs.size() ? constructs[kind] : "construct " + std::to_string(kind);
+}
+
+std::vector<std::uint32_t> Trace::constructs_of(ConstructRole role) const {
+  std::vector<std::uint32_t> kinds;
+  for (std::uint32_t kind = 0; kind < construct_roles.size(); ++kind) {
+    if (construct_roles[kind] == role) kinds.push_back(kind);
+  }
+  return kinds;
 }
 
 std::string Trace::site_name(std::uint32_t site) const {
@@ -115,6 +124,7 @@ class Parser {
                               std::to_string(header.version_minor) + " is not supported (this reader reads versions " +
                               std::to_string(kOldestVersionMajor) + " to " + std::to_string(kVersionMajor) + ")");
     }
+    version_major_ = header.version_major;
     std::size_t at = sizeof(FileHeader);
     while (at < size_) {
       if (size_ - at < sizeof(ChunkHeader)) {
@@ -163,12 +173,30 @@ class Parser {
       trace_.cut = "partial trace, ends at " + std::string(ends) + (trace_.latest == 0 ? " (it holds no records)" : "") +
                    ": " + trace_.cut;
     }
+    trace_.constructs.resize(std::max(trace_.constructs.size(), trace_.construct_roles.size()));
+    trace_.construct_roles.resize(trace_.constructs.size(), ConstructRole::other);
+    trace_.construct_colours.resize(trace_.constructs.size());
+    if (version_major_ < 3) legacy_roles();
     auto interrupted = trace_.metadata.find("interrupted");
     if (interrupted != trace_.metadata.end() && interrupted->second != "no") trace_.interrupted = interrupted->second;
     return std::move(trace_);
   }
 
  private:
+  // legacy_roles gives the constructs of an SSR trace from before roles (format 2 and older)
+  // the roles and colours SSR records now; other languages' old constructs stay `other`.
+  void legacy_roles() {
+    auto language = trace_.metadata.find("language");
+    if (language == trace_.metadata.end() || language->second != "SSR") return;
+    for (std::size_t kind = 0; kind < trace_.constructs.size(); ++kind) {
+      for (const ConstructInfo& ssr : kSsrConstructs) {
+        if (ssr.name != trace_.constructs[kind]) continue;
+        trace_.construct_roles[kind] = ssr.role;
+        trace_.construct_colours[kind] = ssr.colour;
+      }
+    }
+  }
+
   void cut(std::size_t at, const std::string& why) {
     trace_.cut = "trace cut at byte " + std::to_string(at) + " (" + why + "): read " +
                  std::to_string(trace_.chunks) + " complete chunks; the run did not finish writing it";
@@ -255,8 +283,18 @@ class Parser {
         }
         case DefinitionType::construct:
           if (entry.a > 0xFFFF) throw TraceError(offset + at, "impossible construct kind " + std::to_string(entry.a));
-          if (trace_.constructs.size() <= entry.a) trace_.constructs.resize(entry.a + 1);
-          trace_.constructs[entry.a] = text;
+          if (entry.b >= kConstructRoles) throw TraceError(offset + at, "impossible construct role " + std::to_string(entry.b));
+          if (trace_.constructs.size() <= entry.a) {
+            trace_.constructs.resize(entry.a + 1);
+            trace_.construct_roles.resize(entry.a + 1, ConstructRole::other);
+            trace_.construct_colours.resize(entry.a + 1);
+          }
+          {
+            const auto nul = text.find('\0');
+            trace_.constructs[entry.a] = text.substr(0, nul);
+            trace_.construct_roles[entry.a] = static_cast<ConstructRole>(entry.b);
+            trace_.construct_colours[entry.a] = nul == std::string::npos ? "" : text.substr(nul + 1);
+          }
           break;
         case DefinitionType::vp:
           if (entry.b == 0) throw TraceError(offset + at, "VP definition with id 0");
@@ -394,6 +432,7 @@ class Parser {
   Trace trace_;
   bool metadata_seen_ = false;
   bool closing_seen_ = false;
+  std::uint16_t version_major_ = 0;
   std::vector<std::size_t> last_unit_;  // per core: index in trace_.units of its latest unit
   std::size_t unit_size_ = sizeof(UnitRecord);
 };

@@ -715,7 +715,7 @@ TraceRecorder::~TraceRecorder() {
 const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_->counter_set.status(); }
 
 void TraceRecorder::run_start(const std::string& language,
-                              const std::vector<std::string>& construct_names,
+                              const std::vector<ConstructInfo>& constructs,
                               std::size_t core_count) {
   Impl& rec = *impl_;
   if (rec.started) throw std::logic_error("a TraceRecorder records one run");
@@ -744,9 +744,10 @@ void TraceRecorder::run_start(const std::string& language,
   rec.write_metadata(language, core_count, cost_ns);
   {
     std::lock_guard<std::mutex> hold(rec.definitions_mutex);
-    for (std::size_t kind = 0; kind < construct_names.size(); ++kind) {
-      rec.define(fmt::DefinitionType::construct, static_cast<std::uint32_t>(kind), 0, 0,
-                 construct_names[kind]);
+    for (std::size_t kind = 0; kind < constructs.size(); ++kind) {
+      rec.define(fmt::DefinitionType::construct, static_cast<std::uint32_t>(kind),
+                 static_cast<std::uint64_t>(constructs[kind].role), 0,
+                 fmt::construct_text(constructs[kind].name, constructs[kind].colour));
     }
   }
   rec.catch_stop_signals();

@@ -438,11 +438,12 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   if (rt.ran) throw std::logic_error("Runtime::run called twice: a Runtime runs once");
   rt.ran = true;
   if (kRecording && rt.observer) {
-    std::vector<std::string> names;
+    std::vector<ConstructInfo> constructs;
     for (ConstructKind kind = 0; kind < rt.language.construct_count(); ++kind) {
-      names.emplace_back(rt.language.construct_name(kind));
+      constructs.push_back(ConstructInfo{std::string(rt.language.construct_name(kind)), rt.language.construct_role(kind),
+                                         std::string(rt.language.construct_colour(kind))});
     }
-    rt.observer->run_start(std::string(rt.language.name()), names, rt.core_count);
+    rt.observer->run_start(std::string(rt.language.name()), constructs, rt.core_count);
   }
   rt.lock.lock();
   try {

@@ -172,13 +172,13 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   }
 
   // RuntimeObserver: advance the clock, then tell the user's observer at the new time.
-  void run_start(const std::string& language, const std::vector<std::string>& names,
+  void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                  std::size_t core_count) override {
     handler_costs.clear();
-    for (const std::string& name : names) handler_costs.push_back(config.costs.handler_cost(name));
+    for (const ConstructInfo& construct : constructs) handler_costs.push_back(config.costs.handler_cost(construct.name));
     if (user) {
       user->use_time_source(*this);
-      user->run_start(language, names, core_count);
+      user->run_start(language, constructs, core_count);
     }
   }
   void core_start(CoreId core) override { if (user) user->core_start(core); }

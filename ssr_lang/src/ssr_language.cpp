@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -75,20 +76,49 @@ proto::VpFunction SsrLanguage::wrap(VpBody body) const {
   };
 }
 
+namespace {
+
+// What each construct is called, does to scheduling and is drawn with, by kind. The views read
+// all three from the trace; the colours are the paper's SCG colours.
+struct ConstructEntry {
+  ConstructKind kind;
+  std::string_view name;
+  ConstructRole role;
+  std::string_view colour;
+};
+constexpr ConstructEntry kConstructs[] = {
+    {proto::kEndVp, "end_vp", ConstructRole::end, ""},
+    {detail::kCreateVp, "create_vp", ConstructRole::create, "red"},
+    {detail::kSendFromTo, "send_from_to", ConstructRole::send, "blue"},
+    {detail::kReceiveFromTo, "receive_from_to", ConstructRole::receive, "skyblue"},
+    {detail::kSendOfTypeTo, "send_of_type_to", ConstructRole::send, "green3"},
+    {detail::kReceiveOfTypeTo, "receive_of_type_to", ConstructRole::receive, "palegreen"},
+    {detail::kSendOfType, "send_of_type", ConstructRole::send, "purple"},
+    {detail::kReceiveOfType, "receive_of_type", ConstructRole::receive, "plum"},
+    {detail::kSingletonEnter, "singleton", ConstructRole::exclusive, "orange"},
+    {detail::kSingletonDone, "singleton end", ConstructRole::exclusive_end, "orange"},
+};
+static_assert(std::size(kConstructs) == detail::kConstructCount);
+
+const ConstructEntry* entry_of(ConstructKind kind) {
+  return kind < std::size(kConstructs) && kConstructs[kind].kind == kind ? &kConstructs[kind] : nullptr;
+}
+
+}  // namespace
+
 std::string_view SsrLanguage::construct_name(ConstructKind kind) const {
-  switch (kind) {
-    case proto::kEndVp: return "end_vp";
-    case detail::kCreateVp: return "create_vp";
-    case detail::kSendFromTo: return "send_from_to";
-    case detail::kReceiveFromTo: return "receive_from_to";
-    case detail::kSendOfTypeTo: return "send_of_type_to";
-    case detail::kReceiveOfTypeTo: return "receive_of_type_to";
-    case detail::kSendOfType: return "send_of_type";
-    case detail::kReceiveOfType: return "receive_of_type";
-    case detail::kSingletonEnter: return "singleton";
-    case detail::kSingletonDone: return "singleton end";
-    default: return "unknown construct";
-  }
+  const ConstructEntry* entry = entry_of(kind);
+  return entry != nullptr ? entry->name : "unknown construct";
+}
+
+ConstructRole SsrLanguage::construct_role(ConstructKind kind) const {
+  const ConstructEntry* entry = entry_of(kind);
+  return entry != nullptr ? entry->role : ConstructRole::other;
+}
+
+std::string_view SsrLanguage::construct_colour(ConstructKind kind) const {
+  const ConstructEntry* entry = entry_of(kind);
+  return entry != nullptr ? entry->colour : std::string_view{};
 }
 
 void SsrLanguage::handle(Request& request, RuntimeServices& services) {

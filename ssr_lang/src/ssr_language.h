@@ -31,6 +31,8 @@ class SsrLanguage final : public proto::LanguagePlugin {
   void vp_created(proto::VirtualProcessor& vp) override;
   ConstructKind construct_count() const override { return detail::kConstructCount; }
   std::string_view construct_name(ConstructKind kind) const override;
+  ConstructRole construct_role(ConstructKind kind) const override;
+  std::string_view construct_colour(ConstructKind kind) const override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return assigner_; }

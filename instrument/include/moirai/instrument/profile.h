@@ -23,7 +23,7 @@ class Profile final : public RuntimeObserver {
   void print(std::ostream& out) const;
 
   void use_time_source(const TimeSource& time) override;
-  void run_start(const std::string& language, const std::vector<std::string>& construct_names,
+  void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                  std::size_t core_count) override;
   void core_start(CoreId core) override;
   void core_stop(CoreId core) override;
@@ -49,7 +49,7 @@ class ObserverTee final : public RuntimeObserver {
  public:
   ObserverTee(RuntimeObserver& first, RuntimeObserver& second) : a_(first), b_(second) {}
   void use_time_source(const TimeSource& t) override { a_.use_time_source(t); b_.use_time_source(t); }
-  void run_start(const std::string& l, const std::vector<std::string>& n, std::size_t c) override { a_.run_start(l, n, c); b_.run_start(l, n, c); }
+  void run_start(const std::string& l, const std::vector<ConstructInfo>& n, std::size_t c) override { a_.run_start(l, n, c); b_.run_start(l, n, c); }
   void core_start(CoreId c) override { a_.core_start(c); b_.core_start(c); }
   void core_stop(CoreId c) override { a_.core_stop(c); b_.core_stop(c); }
   void vp_created(CoreId c, VpId v, const std::string& n, const CallSite& s, CoreId h) override { a_.vp_created(c, v, n, s, h); b_.vp_created(c, v, n, s, h); }

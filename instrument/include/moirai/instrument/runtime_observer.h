@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "moirai/instrument/construct_role.h"
 #include "moirai/instrument/ids.h"
 #include "moirai/instrument/time_source.h"
 
@@ -23,10 +24,10 @@ class RuntimeObserver {
   // simulation): from then on, read `time` instead of the host clock, during the run only
   // (`time` may be gone after the last core_stop).
   virtual void use_time_source(const TimeSource& /*time*/) {}
-  // run_start describes the run before any core starts: the language, the display name of each
-  // construct kind (index = kind) and the number of cores.
+  // run_start describes the run before any core starts: the language, each construct kind's name,
+  // role and colour (index = kind) and the number of cores.
   virtual void run_start(const std::string& /*language*/,
-                         const std::vector<std::string>& /*construct_names*/,
+                         const std::vector<ConstructInfo>& /*constructs*/,
                          std::size_t /*core_count*/) {}
   // core_start is called on a core's thread before anything else happens on that core, and
   // core_stop after the last thing (per-thread resources such as counter sets live between).

@@ -66,7 +66,7 @@ class TraceRecorder final : public RuntimeObserver {
   RecorderStats finish();
 
   void use_time_source(const TimeSource& time) override;
-  void run_start(const std::string& language, const std::vector<std::string>& construct_names,
+  void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                  std::size_t core_count) override;
   void core_start(CoreId core) override;
   void core_stop(CoreId core) override;

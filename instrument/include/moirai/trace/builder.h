@@ -12,14 +12,9 @@
 #include <vector>
 
 #include "moirai/trace/format.h"
+#include "moirai/trace/ssr_constructs.h"
 
 namespace moirai::trace {
-
-// kSsrConstructNames holds the display names SSR records, by construct kind, so a built trace
-// reads like a recorded SSR run (ssr_lang/src/ssr_language.cpp is where they come from).
-inline const std::vector<std::string> kSsrConstructNames = {
-    "end_vp",       "create_vp",          "send_from_to",  "receive_from_to", "send_of_type_to",
-    "receive_of_type_to", "send_of_type", "receive_of_type", "singleton",     "singleton end"};
 
 // BuilderOptions is what the metadata and the construct definitions of a built trace say.
 struct BuilderOptions {
@@ -28,7 +23,7 @@ struct BuilderOptions {
   std::string command_line = "hand-built";
   std::string language = "SSR";
   std::vector<std::string> counters;  // one delta per name follows every unit record
-  std::vector<std::string> construct_names = kSsrConstructNames;
+  std::vector<ConstructInfo> constructs = kSsrConstructs;  // by kind: a built trace reads like SSR's
   // metadata adds "key=value" lines (a recorder's os_time, unit_record_cost_ns, ...).
   std::vector<std::pair<std::string, std::string>> metadata;
 };

@@ -1,18 +1,19 @@
-// The Moirai trace file format, version 2 (readers also read version 1). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3 (readers also read versions 1 and 2). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
 
 namespace moirai::trace {
 
 // kMagic opens every trace file.
 inline constexpr char kMagic[8] = {'M', 'O', 'I', 'R', 'A', 'I', 'T', 'R'};
 // kVersionMajor changes when a reader of the previous version could misread a file.
-inline constexpr std::uint16_t kVersionMajor = 2;
+inline constexpr std::uint16_t kVersionMajor = 3;
 // kOldestVersionMajor is the oldest major version this reader still reads (1.x: no OS records,
-// no closing chunk).
+// no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
 inline constexpr std::uint16_t kVersionMinor = 0;
@@ -160,7 +161,7 @@ static_assert(sizeof(OsTakenRecord) == 32);
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {
   call_site = 1,  // a = site id, b = line; text = file '\0' function
-  construct = 2,  // a = construct kind; text = display name
+  construct = 2,  // a = construct kind, b = ConstructRole (3.x); text = display name '\0' colour (3.x)
   vp = 3,         // a = home core (0xFFFFFFFF: none), b = VP id, c = creation site id; text = name
   group = 4,      // a = construct kind, b = group id; text = display name
   user_event = 5, // a = user-event name id; text = the name
@@ -176,6 +177,11 @@ struct Definition {
   std::uint64_t c;
 };
 static_assert(sizeof(Definition) == 24);
+
+// construct_text is a construct definition's text: its name, and its colour after a NUL.
+inline std::string construct_text(const std::string& name, const std::string& colour) {
+  return colour.empty() ? name : name + std::string(1, '\0') + colour;
+}
 
 // EndPayload closes a complete trace; a trace without it was cut (the run crashed or was killed).
 struct EndPayload {

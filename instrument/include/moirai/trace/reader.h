@@ -8,6 +8,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "moirai/instrument/construct_role.h"
 #include "moirai/trace/format.h"
 
 namespace moirai::trace {
@@ -57,6 +58,8 @@ struct Trace {
   std::vector<std::string> counter_backends;  // who counted each ("papi", "perf_event"; "" in old traces)
   std::vector<std::string> missing_counters;  // "name: reason"
   std::vector<std::string> constructs;        // display name by construct kind
+  std::vector<ConstructRole> construct_roles;  // by kind (format 2 and older: SSR's, by name)
+  std::vector<std::string> construct_colours;  // by kind ("": the views pick)
   struct Site { std::string file, function; std::uint32_t line = 0; };
   std::unordered_map<std::uint32_t, Site> sites;
   struct Vp { std::uint64_t id = 0; std::string name; std::uint32_t home_core = 0; std::uint32_t site = 0; };
@@ -88,6 +91,12 @@ struct Trace {
 
   // construct_name is the display name of a construct kind ("construct N" if undefined).
   std::string construct_name(std::uint32_t kind) const;
+  // construct_role is what a construct kind does to scheduling (other if undefined).
+  ConstructRole construct_role(std::uint32_t kind) const {
+    return kind < construct_roles.size() ? construct_roles[kind] : ConstructRole::other;
+  }
+  // constructs_of lists the kinds of one role, in kind order.
+  std::vector<std::uint32_t> constructs_of(ConstructRole role) const;
   // site_name renders a call-site id as "file:line" ("?" if undefined).
   std::string site_name(std::uint32_t site) const;
   // ms_from_start is a clock reading in ms from the start of the recording (metadata
