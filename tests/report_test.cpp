@@ -195,7 +195,7 @@ TEST(Report, EachSerialSectionIsChargedToItsOwnCause) {
   const auto waited = std::find_if(report.idle_causes.begin(), report.idle_causes.end(),
                                    [](const visualize::IdleCause& c) { return c.site == "main.cpp:20"; });
   ASSERT_NE(waited, report.idle_causes.end());
-  // The body began one tick after the grant: singleton-late owns that tick of the wait.
+  // The body began one tick after the grant: exclusive-late owns that tick of the wait.
   EXPECT_EQ(serial[0].lost, waited->ticks - 1);
   EXPECT_EQ(serial[1].lost, 400u);
 }
@@ -277,7 +277,7 @@ TEST(Report, SingletonWhoseBodyRanLateIsNamed) {
   builder.idle(0, 120, 200);
   const trace::Trace trace = read_back(builder, "singleton");
   const visualize::Report report = visualize::build_report(trace);
-  const auto late = std::find_if(report.hints.begin(), report.hints.end(), [](const auto& h) { return h.rule == "singleton-late"; });
+  const auto late = std::find_if(report.hints.begin(), report.hints.end(), [](const auto& h) { return h.rule == "exclusive-late"; });
   ASSERT_NE(late, report.hints.end());
   EXPECT_EQ(late->cores, (std::vector<std::uint32_t>{0}));
   EXPECT_EQ(late->begin, 10u);

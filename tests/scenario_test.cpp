@@ -120,7 +120,7 @@ TEST(ScenarioSuite, CoversEveryRuleAndTwoCleanControls) {
   for (const scenarios::Scenario& s : scenarios::all()) ++by_rule[s.rule];
   EXPECT_GE(by_rule[""], 2);
   for (const char* rule : {"creator-starvation", "unused-cores", "idle-tail", "unit-size", "lock-contention", "long-serial",
-                           "singleton-late", "idle-band", "critical-path"}) {
+                           "exclusive-late", "idle-band", "critical-path"}) {
     EXPECT_GE(by_rule[rule], 1) << rule;
   }
 }

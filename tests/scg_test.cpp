@@ -468,3 +468,70 @@ TEST(Scg, TakenTimeIsDrawnApartFromWork) {
 }
 
 }  // namespace
+
+// The views are language-neutral: a trace of another language (a task dataflow one, say) is
+// drawn with its own construct names and colours, its arcs chosen by role, and the report's rules
+// find its creations by role.
+namespace {
+
+trace::Trace dataflow_trace(const std::string& name) {
+  trace::BuilderOptions options;
+  options.cores = 2;
+  options.language = "Dataflow";
+  options.constructs = {{"task end", ConstructRole::end, ""},
+                        {"spawn", ConstructRole::create, "firebrick"},
+                        {"dep RAW", ConstructRole::dependence, "teal"},
+                        {"barrier", ConstructRole::wait, "navy"},
+                        {"dep back", ConstructRole::receive, "pink"}};
+  test_support::TraceBuilder b(options);
+  b.site(1, "flow.cpp", 10);
+  b.site(2, "flow.cpp", 20);
+  b.unit(0, 1, 1, 0, 1, 99, 100, 1, 1);         // the seed spawns task 2 ...
+  b.constraint(0, 1, 1, 3, 99);
+  b.unit(0, 2, 1, 100, 101, 199, 200, 3, 2);    // ... and waits at a barrier
+  b.idle(1, 0, 100);
+  b.unit(1, 3, 2, 100, 101, 399, 400, 0, 2);    // task 2 runs on core 1, then ends
+  b.constraint(1, 2, 3, 4, 399);                // a dependence frees the seed's next unit
+  b.constraint(1, 4, 3, 4, 399);                // drawn only on request
+  b.idle(0, 200, 400);
+  b.unit(0, 4, 1, 400, 401, 499, 500, 0, 2);
+  b.idle(1, 400, 500);
+  const std::string path = temp(name) + ".mtrace";
+  b.write(path);
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+}  // namespace
+
+TEST(LanguageNeutralViews, AnotherLanguageIsDrawnWithItsOwnConstructs) {
+  const trace::Trace trace = dataflow_trace("dataflow");
+  const visualize::ScgLayout layout = visualize::layout_scg(trace, {});
+  std::multiset<std::string> kinds;
+  for (const visualize::ScgArc& arc : layout.arcs) kinds.insert(arc.kind);
+  EXPECT_EQ(kinds.count("spawn"), 1u);
+  EXPECT_EQ(kinds.count("dep RAW"), 1u);
+  EXPECT_EQ(kinds.count("dep back"), 0u) << "a receiving side's line is drawn on request only";
+  const std::string dot = dot_of(trace, {});
+  EXPECT_NE(dot.find("firebrick"), std::string::npos);
+  EXPECT_NE(dot.find("teal"), std::string::npos);
+  EXPECT_NE(dot.find(">spawn<"), std::string::npos) << "the legend names the trace's constructs";
+  EXPECT_NE(dot.find(">dep RAW<"), std::string::npos);
+  for (const char* ssr : {"create_vp", "send_from_to", "send_of_type", "singleton"}) {
+    EXPECT_EQ(dot.find(ssr), std::string::npos) << ssr;
+  }
+  // The creation ended the seed's unit: its block is marked as a creation, by role.
+  const auto seed = std::find_if(layout.blocks.begin(), layout.blocks.end(), [](const auto& b) { return b.unit == 1; });
+  ASSERT_NE(seed, layout.blocks.end());
+  EXPECT_TRUE(seed->created);
+}
+
+TEST(LanguageNeutralViews, TheReportChargesAnotherLanguagesCreationByRole) {
+  const trace::Trace trace = dataflow_trace("dataflow_report");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_GT(report.overhead.create, 0u) << "the spawn's handler time is creation overhead";
+  bool named = false;
+  for (const visualize::IdleCause& cause : report.idle_causes) named = named || cause.construct == "spawn" || cause.construct == "dep RAW";
+  EXPECT_TRUE(named);
+}

@@ -130,7 +130,7 @@ void long_singleton(ssr::Context& ctx, Variant v) {
 // A singleton granted late (3.4.6): VP A on core 1 is granted the singleton, but X, made ready
 // on core 1 before the grant, runs first; 15 VPs wait for the singleton's end. Fixed: A creates
 // X after the singleton, so X's work runs after the body.
-void singleton_late(ssr::Context& ctx, Variant v) {
+void exclusive_late(ssr::Context& ctx, Variant v) {
   constexpr std::uint64_t kX = kW, kBody = 20'000, kBefore = 20'000, kTotal = 2 * kW;
   auto once = std::make_shared<ssr::Singleton>("init");
   const auto x = [](ssr::Context& c) { work(c, kX); };
@@ -287,7 +287,7 @@ const std::vector<Scenario>& all() {
       {"grain-too-fine", "2000 units of 400 ticks per core", 2, "unit-size", {}, "", grain_too_fine},
       {"lock-contention", "300 units of 100 ticks per core on 32 cores", 32, "lock-contention", {}, "", lock_contention},
       {"long-singleton", "a singleton body of 5 units of work", 8, "long-serial", {1}, "", long_singleton},
-      {"singleton-late", "the singleton's owner waits behind other work", 16, "singleton-late", {1}, "", singleton_late},
+      {"exclusive-late", "the singleton's owner waits behind other work", 16, "exclusive-late", {1}, "", exclusive_late},
       {"idle-bands", "half of wave 1 runs longer; wave 2 waits for it", 8, "idle-band", {4, 5, 6, 7}, "", idle_bands},
       {"wavefront", "an 8 x 8 blocked wavefront on 64 cores", 64, "critical-path", {}, "", wavefront},
       {"serial-reduction", "main reduces 3 units of work alone", 8, "long-serial", {0}, "", serial_reduction},

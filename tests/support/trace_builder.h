@@ -21,6 +21,9 @@ class TraceBuilder : public trace::TraceBuilder {
   // TraceBuilder starts a trace of `cores` cores whose unit records carry `counters`.
   explicit TraceBuilder(std::uint32_t cores, std::vector<std::string> counters = {})
       : TraceBuilder(scratch_path(), cores, std::move(counters)) {}
+  // TraceBuilder starts a trace whose metadata and constructs `options` give (another language's).
+  explicit TraceBuilder(trace::BuilderOptions options)
+      : trace::TraceBuilder(scratch_path_once(), std::move(options)), scratch_(last_scratch()) {}
 
   // member puts `unit` into group `group` (role 1 source, 2 sink).
   void member(std::uint32_t core, std::uint64_t group, std::uint16_t role, std::uint64_t unit) {
@@ -48,6 +51,12 @@ class TraceBuilder : public trace::TraceBuilder {
     static std::atomic<int> next{0};
     return "/tmp/moirai_trace_builder_" + std::to_string(::getpid()) + "_" + std::to_string(next++) + ".mtrace";
   }
+  // The base is built before the members: the path it was given is kept here for scratch_.
+  static std::string& last_scratch() {
+    thread_local std::string path;
+    return path;
+  }
+  static std::string scratch_path_once() { return last_scratch() = scratch_path(); }
 
   std::string scratch_;
 };

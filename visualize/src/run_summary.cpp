@@ -2,6 +2,7 @@
 
 #include "moirai/visualize/os_load.h"
 
+#include "construct_views.h"
 #include "text_format.h"
 
 #include <algorithm>
@@ -30,6 +31,7 @@ RunSummary summarize(const trace::Trace& trace) {
   summary.vps = trace.vps.size();
   summary.units = trace.units.size();
   summary.groups = trace.groups.size();
+  summary.group_kinds = detail::group_kinds(trace, detail::GroupWords::plural);
   summary.cores.resize(trace.core_count);
   // Counted by kind first: a name lookup per constraint cost about a tenth of `moirai stats`.
   std::vector<std::uint64_t> by_kind(0x10000, 0);
@@ -94,7 +96,7 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   for (const auto& [kind, count] : s.constraints_by_kind) total += count;
   out << total;
   for (const auto& [kind, count] : s.constraints_by_kind) out << "  " << kind << ": " << count;
-  out << "\ngroups:       " << s.groups << " (possible partners of typed sends and singletons)\n\n";
+  out << "\ngroups:       " << s.groups << " (possible partners of " << s.group_kinds << ")\n\n";
   char line[200];
   std::snprintf(line, sizeof line, "%-5s %8s %11s %11s %11s %11s %11s %11s\n", "core", "units", "work ms",
                 "comm ms", "(lock) ms", "update ms", "decide ms", "idle ms");

@@ -14,17 +14,13 @@
 
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/unit_graph.h"
+#include "construct_views.h"
 #include "text_format.h"
 
 namespace moirai::visualize {
 
 namespace {
 
-// The paper's default SCG shows creation, direct and typed sends and singleton dependencies;
-// the receivers' crossing dependencies back to the senders are there on request.
-const std::set<std::string> kDefaultKinds = {"create_vp",    "send_from_to", "send_of_type_to",
-                                             "send_of_type", "singleton",    "singleton end",
-                                             kUserEventArc};
 constexpr double kFitHeight = 1600;  // points, when no scale is given
 constexpr double kMinBlock = 1.0;    // points: smaller units merge with their neighbours
 constexpr double kArrow = 4.0;       // points: arrowhead length
@@ -131,17 +127,6 @@ bool never_waited(const trace::ConstraintRecord& c, const PreviousUnits& units) 
 }
 
 }  // namespace
-
-std::string default_arc_color(const std::string& kind) {
-  static const std::map<std::string, std::string> colors = {
-      {"create_vp", "red"},           {"send_of_type_to", "green3"}, {"singleton", "orange"},
-      {"singleton end", "orange"},    {"send_from_to", "blue"},      {"send_of_type", "purple"},
-      {"receive_from_to", "skyblue"}, {"receive_of_type_to", "palegreen"},
-      {"receive_of_type", "plum"},    {kLockHandoffArc, "black"},    {kCoreSuccessionArc, "grey60"},
-      {kUserEventArc, "magenta"},     {kCriticalPathArc, "black"}};
-  auto found = colors.find(kind);
-  return found == colors.end() ? "gray40" : found->second;
-}
 
 std::string miss_color(double rate, double min, double max) {
   const double t = max > min ? std::clamp((rate - min) / (max - min), 0.0, 1.0) : 0.0;
@@ -318,7 +303,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.lock_ticks = r.locked - r.end;
       block.communicate_ticks = r.handler - r.locked;
       block.update_ticks = r.handler_end - r.handler;
-      block.created = trace.construct_name(r.ended_by) == "create_vp";
+      block.created = trace.construct_role(r.ended_by) == ConstructRole::create;
       block.miss_rate = rate;
       block.first = unit;
       block.previous = previous_units.of(r);
@@ -332,7 +317,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
 
   // Constraint arcs: from the moment the freeing unit's handler recorded the constraint to the
   // start of the freed unit.
-  const std::set<std::string>& kinds = options.arc_kinds.empty() ? kDefaultKinds : options.arc_kinds;
+  const std::set<std::string> kinds = options.arc_kinds.empty() ? detail::default_arc_kinds(trace) : options.arc_kinds;
   std::unordered_set<std::uint64_t> merged_arcs;  // (from, to, construct) drawn between merged blocks
   for (const trace::ConstraintRecord& c : trace.constraints) {
     const std::string kind = trace.construct_name(c.construct);
@@ -457,6 +442,7 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
 
 std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const trace::Trace& trace) {
   const VpNames vps(trace);
+  const detail::ArcColours colour_of(trace);
   auto built = std::make_unique<detail::PinnedGraph>("scg");
   detail::PinnedGraph& pinned = *built;
   Agraph_t* graph = pinned.graph();
@@ -560,7 +546,7 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
     set(edge, "pos", "e," + fmt(x3) + "," + fmt(y3) + " " + fmt(x0) + "," + fmt(y0) + " " + fmt(x0 + (xe - x0) / 3) +
                          "," + fmt(y0 + (ye - y0) / 3) + " " + fmt(x0 + 2 * (xe - x0) / 3) + "," +
                          fmt(y0 + 2 * (ye - y0) / 3) + " " + fmt(xe) + "," + fmt(ye));
-    set(edge, "color", default_arc_color(arc.kind));
+    set(edge, "color", colour_of(arc.kind));
     set(edge, "arrowsize", "0.4");
     set(edge, "penwidth", arc.kind == kCoreSuccessionArc ? "0.4" : arc.kind == kCriticalPathArc ? "2.2" : "0.8");
     if (arc.kind == kCriticalPathArc) set(edge, "style", "dashed");
@@ -605,7 +591,7 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
   std::set<std::string> shown;
   for (const ScgArc& arc : layout.arcs) shown.insert(arc.kind);
   for (const std::string& kind : shown) {
-    legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
+    legend += "<tr><td bgcolor='" + colour_of(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
   if (layout.critical_units) {
     legend += "<tr><td><b>[ ]</b></td><td align='left'>black rim, bold dashed lines: the critical path, " +

@@ -13,6 +13,7 @@
 #include "moirai/visualize/pinned_graph.h"
 #include "moirai/visualize/scg.h"
 #include "moirai/visualize/unit_graph.h"
+#include "construct_views.h"
 #include "text_format.h"
 
 namespace moirai::visualize {
@@ -257,6 +258,7 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   const UnitGraph graph = build_unit_graph(trace);
   const CriticalPath path = critical_path(graph, trace);
   layout.parallelism = path.parallelism;
+  layout.group_kinds = detail::group_kinds(trace, detail::GroupWords::legend);
   const int counter = instruction_counter(trace);
   layout.weight_name = counter >= 0 ? "instructions (" + trace.counters[static_cast<std::size_t>(counter)] + ")"
                                     : "cycles of work (the trace has no instruction counter)";
@@ -405,10 +407,16 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   for (const auto& [group, n] : members.sources) add_arc(drawn[n], group_node[group], "group in");
   for (const auto& [group, n] : members.sinks) add_arc(group_node[group], drawn[n], "group out");
   place_columns(layout.nodes);
+  const detail::ArcColours colours(trace);
+  for (const UccArc& arc : layout.arcs) layout.arc_colours.emplace(arc.kind, colours(arc.kind));
   return layout;
 }
 
 void render_ucc(const UccLayout& layout, const std::string& format, const std::string& path) {
+  const auto colour_of = [&](const std::string& kind) {
+    auto found = layout.arc_colours.find(kind);
+    return found == layout.arc_colours.end() ? std::string("gray40") : found->second;
+  };
   detail::PinnedGraph pinned("ucc");
   const auto set = detail::set_attribute;
   set(pinned.graph(), "label", layout.title);
@@ -460,7 +468,7 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
       set(edge, "color", "red3");
       set(edge, "class", "ucccritical " + arc.kind.substr(9));
     } else {
-      set(edge, "color", default_arc_color(arc.kind));
+      set(edge, "color", colour_of(arc.kind));
       set(edge, "penwidth", arc.critical ? "2.2" : "0.9");
       set(edge, "class", "uccconstraint " + arc.kind);
     }
@@ -476,7 +484,7 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
   legend += row("<font color='red3'><b>O</b></font>", "red rim, bold lines: the critical path (a<br align='left'/>complex constraint on it drawn in red)<br align='left'/>parallelism (total work / critical-path<br align='left'/>work): " +
                 fixed(layout.parallelism, 2) + "<br align='left'/>");
   legend += row("<font color='gray55'>- - &gt;</font>", "same VP: its next unit");
-  legend += row("&#9671;", "complex constraint (typed-send group,<br align='left'/>singleton): lines in from the units whose<br align='left'/>"
+  legend += row("&#9671;", "complex constraint (" + layout.group_kinds + "): lines in from the units whose<br align='left'/>"
                 "call affects it (<font color='goldenrod'>gold</font>), out to the units<br align='left'/>it constrains (<font color='darkorange3'>orange</font>)<br align='left'/>");
   std::set<std::string> shown;
   for (const UccArc& arc : layout.arcs) {
@@ -485,7 +493,7 @@ void render_ucc(const UccLayout& layout, const std::string& format, const std::s
     }
   }
   for (const std::string& kind : shown) {
-    legend += "<tr><td bgcolor='" + default_arc_color(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
+    legend += "<tr><td bgcolor='" + colour_of(kind) + "'> </td><td align='left'>" + kind + "</td></tr>";
   }
   if (layout.merged_units) {
     legend += row("<font color='steelblue'>[ ]</font>", detail::plural(layout.merged_units, "unit") + " merged: a row shows " +

@@ -154,7 +154,7 @@ Analysis analyse(const trace::Trace& trace) {
       const std::uint64_t after_unit = std::max(r.locked - r.end, waits_inside(waits[core], r.end, r.handler));
       totals[static_cast<int>(LossKind::lock_wait)] += before_assigner + after_unit;
       totals[static_cast<int>(LossKind::communication)] += (r.handler - r.end) - std::min(after_unit, r.handler - r.end);
-      const bool create = trace.construct_name(r.ended_by) == "create_vp";
+      const bool create = trace.construct_role(r.ended_by) == ConstructRole::create;
       totals[static_cast<int>(create ? LossKind::create : LossKind::constraint_update)] += r.handler_end - r.handler;
       covered += r.handler_end - r.assign;
       core_first = std::min(core_first, r.assign);

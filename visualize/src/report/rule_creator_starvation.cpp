@@ -27,7 +27,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     std::map<std::uint64_t, std::size_t> last_create;  // VP -> position of its last creation here
     for (std::size_t i = 0; i < units.size(); ++i) {
       const trace::UnitRecord& r = a.unit(units[i]).record;
-      if (trace.construct_name(r.ended_by) != "create_vp") continue;
+      if (trace.construct_role(r.ended_by) != ConstructRole::create) continue;
       auto previous = last_create.find(r.vp);
       if (previous != last_create.end()) {
         // Each unit of another VP between the two creations is a delay, from when the creating
@@ -61,7 +61,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   for (std::size_t i = 0; i < count; ++i) {
     const LossEntry e = a.entries[i];
     if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
-    if (trace.construct_name(trace.constraints[e.freed_by].construct) != "create_vp") continue;
+    if (trace.construct_role(trace.constraints[e.freed_by].construct) != ConstructRole::create) continue;
     const std::uint32_t creation = a.freeing_unit(e);
     if (creation == kNone) continue;
     const trace::UnitRecord& made = a.unit(creation).record;

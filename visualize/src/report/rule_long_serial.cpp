@@ -7,10 +7,11 @@
 // units of one VP is not seen: each unit is small. The loss is the idle time of the cores that
 // worked, inside it, one hint per VP and call site of the unit that ran alone; for a singleton
 // body only the idle its end satisfied. A singleton body that only started late was claimed
-// before by singleton-late.
+// before by exclusive-late.
 #include <algorithm>
 #include <map>
 
+#include "../construct_views.h"
 #include "../text_format.h"
 #include "analysis.h"
 
@@ -74,7 +75,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   struct Group {
     std::vector<Window> windows;
     std::uint32_t longest = kNone;
-    bool singleton = false;
+    bool exclusive = false;
   };
   std::map<std::pair<std::uint64_t, std::string>, Group> groups;
   for (std::size_t i = 0; i < pieces.size(); ++i) {
@@ -82,16 +83,17 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     Group& g = groups[{a.unit(unit).record.vp, a.site_of(unit)}];
     g.windows.push_back(pieces[i]);
     if (g.longest == kNone || a.unit(g.longest).work() < a.unit(unit).work()) g.longest = unit;
-    g.singleton = g.singleton || trace.construct_name(a.unit(unit).record.ended_by) == "singleton end";
+    g.exclusive = g.exclusive || trace.construct_role(a.unit(unit).record.ended_by) == ConstructRole::exclusive_end;
   }
   for (const auto& [key, g] : groups) {
     const std::uint64_t lost = ledger.claim_windows(g.windows, [&](const LossEntry& e, const Window&) {
       if (a.core_work[e.core] == 0) return false;
-      if (g.singleton) return e.kind == LossKind::idle && a.construct_of(e) == "singleton end";
+      if (g.exclusive) return e.kind == LossKind::idle && e.freed_by != kNone && trace.construct_role(trace.constraints[e.freed_by].construct) == ConstructRole::exclusive_end;
       return e.kind == LossKind::idle || e.kind == LossKind::run_end || e.kind == LossKind::run_start;
     });
     if (lost == 0) continue;
     const trace::Unit& u = a.unit(g.longest);
+    const std::string section = detail::exclusive_name(trace).empty() ? trace.construct_name(u.record.ended_by) : detail::exclusive_name(trace);
     std::string vp_name = "vp" + std::to_string(u.record.vp);
     for (const trace::Trace::Vp& vp : trace.vps) {
       if (vp.id == u.record.vp && !vp.name.empty()) vp_name = vp.name;
@@ -109,7 +111,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
             "% of the run, in " + detail::plural(own.size(), "section") + ") only one core animated units while the other cores waited, for VP '" +
             vp_name + "', whose longest unit there (" + std::to_string(u.record.unit) + ", " + a.ms(u.work()) + " of work on " +
             detail::core_set({u.core}) + ") " +
-            (g.singleton ? "is a singleton body: move its work out of the singleton or split it across the VPs that wait for it"
+            (g.exclusive ? "is a " + section + " body: move its work out of the " + section + " or split it across the VPs that wait for it"
                          : "runs alone: split its work across VPs (a reduction: reduce in a tree, in parallel)") +
             " (paper 3.4, 3.4.6)",
         {u.core}, own.front().begin - a.first, own.front().end - a.first, a.site_of(g.longest), lost));

@@ -24,7 +24,7 @@ struct IdleCause {
 
 // Hint is one diagnosis: a pattern of lost time the trace shows (the rules: docs/architecture.md).
 struct Hint {
-  std::string rule;     // creator-starvation, singleton-late, long-serial, critical-path,
+  std::string rule;     // creator-starvation, exclusive-late, long-serial, critical-path,
                         // lock-contention, unit-size, unused-cores, idle-tail, idle-band, idle-cause
   std::string message;  // what it found and what to try
   std::vector<std::uint32_t> cores;  // sorted

@@ -30,6 +30,7 @@ struct RunSummary {
   std::uint64_t units = 0;
   std::map<std::string, std::uint64_t> constraints_by_kind;
   std::uint64_t groups = 0;
+  std::string group_kinds;  // what the groups are partners of, from the trace's construct roles
   std::vector<CoreTime> cores;
   std::vector<std::pair<std::string, std::uint64_t>> counter_totals;  // recorded counters
   double bytes_per_unit = 0;

@@ -98,9 +98,6 @@ void render_scg(const ScgLayout& layout, const trace::Trace& trace, const std::s
 // copies of everything it needs, so a caller may free the layout and the trace before it renders
 // (`->render(format, path)`), when Graphviz's own memory peaks.
 std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const trace::Trace& trace);
-// default_arc_color is the colour of an arc kind (the paper's: create red, send_of_type_to
-// green, singleton orange).
-std::string default_arc_color(const std::string& kind);
 // miss_color is the work colour of a miss rate within [min, max]: blue (few) to red (many).
 std::string miss_color(double rate, double min, double max);
 

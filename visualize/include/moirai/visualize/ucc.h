@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -57,6 +58,8 @@ struct UccLayout {
   double parallelism = 0;        // total work / critical-path work
   std::string title;
   std::string note;              // shown when there is nothing to draw
+  std::map<std::string, std::string> arc_colours;  // by arc kind, from the trace's constructs
+  std::string group_kinds;       // the constructs that form complex constraints, for the legend
 };
 
 // layout_ucc places every unit and group of `trace`.

@@ -16,7 +16,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   // Late bodies: unit index of the body -> the grant.
   std::map<std::uint32_t, const trace::ConstraintRecord*> late;
   for (const trace::ConstraintRecord& c : trace.constraints) {
-    if (trace.construct_name(c.construct) != "singleton") continue;
+    if (trace.construct_role(c.construct) != ConstructRole::exclusive) continue;
     auto body = a.unit_index.find(c.to);
     if (body == a.unit_index.end() || a.unit(body->second).record.begin <= c.time) continue;
     late[body->second] = &c;
@@ -28,7 +28,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   for (std::size_t i = 0; i < count; ++i) {
     const LossEntry e = a.entries[i];
     if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
-    if (trace.construct_name(trace.constraints[e.freed_by].construct) != "singleton end") continue;
+    if (trace.construct_role(trace.constraints[e.freed_by].construct) != ConstructRole::exclusive_end) continue;
     const std::uint32_t body = a.freeing_unit(e);
     auto grant = late.find(body);
     if (grant == late.end()) continue;
@@ -51,8 +51,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   }
   auto from = a.unit_index.find(grant.from);
   out.hints.push_back(make_hint(
-      "singleton-late",
-      "the singleton was granted at " + a.at(grant.time) + " but its body (unit " + std::to_string(unit.record.unit) +
+      "exclusive-late",
+      "the " + trace.construct_name(grant.construct) + " was granted at " + a.at(grant.time) + " but its body (unit " + std::to_string(unit.record.unit) +
           ") ran only at " + a.at(unit.record.begin) + " on " + detail::core_set({unit.core}) + ", after " +
           detail::plural(others, "unit") + " of other VPs there; " + detail::core_set(waiting_cores[body]) +
           " waited for its end: a runtime fluke the application can only soften by its unit size (paper 3.4.6)",
@@ -62,6 +62,6 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
 
 }  // namespace
 
-extern const Rule rule_singleton_late{15, "singleton-late", run};
+extern const Rule rule_exclusive_late{15, "exclusive-late", run};
 
 }  // namespace moirai::visualize::report
