@@ -5,8 +5,15 @@
 
 #include "exec_context.h"
 
+// GCC says -fsanitize=address by __SANITIZE_ADDRESS__; clang (16 at least) only by __has_feature.
 #if defined(__SANITIZE_ADDRESS__)
 #define MOIRAI_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MOIRAI_ASAN 1
+#endif
+#endif
+#if MOIRAI_ASAN
 #include <sanitizer/asan_interface.h>
 #include <sanitizer/common_interface_defs.h>
 #endif
