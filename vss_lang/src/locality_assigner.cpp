@@ -1,0 +1,79 @@
+#include "locality_assigner.h"
+
+#include <algorithm>
+
+#include "task.h"
+
+namespace moirai::vss::detail {
+
+namespace {
+Task& task_of(const proto::VirtualProcessor& vp) { return *static_cast<Task*>(vp.language_slot); }
+}  // namespace
+
+void LocalityAssigner::push(CoreId core, proto::VirtualProcessor& vp, bool front) {
+  if (front) {
+    queues_[core].push_front(&vp);
+  } else {
+    queues_[core].push_back(&vp);
+  }
+  if (vp.home_core() == kAnyCore) ++stealable_[core];
+  idle_[core] = false;  // it is woken, or is the core running this handler
+}
+
+CoreId LocalityAssigner::on_ready(proto::VirtualProcessor& vp) {
+  Task& task = task_of(vp);
+  if (vp.home_core() != kAnyCore) {
+    const bool front = task.resume_first;
+    task.resume_first = false;
+    push(vp.home_core(), vp, front);
+    return vp.home_core();
+  }
+  if (task.resume_first) {  // it runs this handler's core, which looks for work right after
+    task.resume_first = false;
+    push(vp.last_core(), vp, /*front=*/true);
+    return vp.last_core();
+  }
+  const CoreId preferred = vp.last_core() != kAnyCore ? vp.last_core() : task.affinity;
+  CoreId core = preferred;
+  if (core == kAnyCore || !idle_[core]) {
+    const auto free = std::find(idle_.begin(), idle_.end(), true);
+    if (free != idle_.end()) {
+      core = static_cast<CoreId>(free - idle_.begin());
+    } else if (core == kAnyCore) {
+      core = static_cast<CoreId>(next_core_);
+      next_core_ = (next_core_ + 1) % queues_.size();
+    }
+  }
+  push(core, vp, /*front=*/false);
+  return core;
+}
+
+proto::VirtualProcessor* LocalityAssigner::next_for(CoreId core) {
+  std::deque<proto::VirtualProcessor*>& queue = queues_[core];
+  proto::VirtualProcessor* vp = nullptr;
+  if (!queue.empty()) {
+    vp = queue.front();
+    queue.pop_front();
+    if (vp->home_core() == kAnyCore) --stealable_[core];
+  } else {
+    vp = steal();
+  }
+  idle_[core] = vp == nullptr;
+  return vp;
+}
+
+proto::VirtualProcessor* LocalityAssigner::steal() {
+  const auto victim = std::max_element(stealable_.begin(), stealable_.end());
+  if (victim == stealable_.end() || *victim == 0) return nullptr;
+  const auto core = static_cast<std::size_t>(victim - stealable_.begin());
+  std::deque<proto::VirtualProcessor*>& queue = queues_[core];
+  const auto found = std::find_if(queue.begin(), queue.end(), [](const proto::VirtualProcessor* vp) {
+    return vp->home_core() == kAnyCore;
+  });
+  proto::VirtualProcessor* vp = *found;  // stealable_ counts it, so it is there
+  queue.erase(found);
+  --stealable_[core];
+  return vp;
+}
+
+}  // namespace moirai::vss::detail
