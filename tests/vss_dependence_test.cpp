@@ -7,7 +7,9 @@
 
 #include <array>
 #include <atomic>
+#include <algorithm>
 #include <chrono>
+#include <mutex>
 #include <set>
 #include <string>
 #include <thread>
@@ -234,6 +236,42 @@ TEST_P(VssDependences, ManyTasksEachRunOnceInOrder) {
     EXPECT_TRUE(in_order[c]) << "chain " << c;
   }
   EXPECT_EQ(stats.vps_created, 1u + kChains * kLength);
+}
+
+// AliveProbe follows how many VPs exist at once: created, and not yet past their end handler.
+class AliveProbe : public instrument::RuntimeObserver {
+ public:
+  void vp_created(CoreId, VpId, const std::string&, const CallSite&, CoreId) override {
+    std::lock_guard<std::mutex> hold(mutex_);
+    peak_ = std::max(peak_, ++alive_);
+  }
+  void handler_exit(CoreId, ConstructKind kind, UnitId) override {
+    std::lock_guard<std::mutex> hold(mutex_);
+    if (kind == proto::kEndVp) --alive_;
+  }
+  std::size_t peak() const {
+    std::lock_guard<std::mutex> hold(mutex_);
+    return peak_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::size_t alive_ = 0;
+  std::size_t peak_ = 0;
+};
+
+// A loop submitting thousands of ready tasks does not give each a VP (and a stack) at once:
+// a few wait in the assigner's queues per core, the rest as records.
+TEST_P(VssDependences, ManyReadyTasksHoldFewVps) {
+  constexpr int kTasks = 5000;
+  AliveProbe probe;
+  std::atomic<int> ran{0};
+  run_vss(cores(), [&](Context& ctx) {
+    for (int t = 0; t < kTasks; ++t) ctx.submit([&](Context&) { ++ran; });
+  }, {.observer = &probe});
+  EXPECT_EQ(ran.load(), kTasks);
+  // The assigner's window (2 per core, plus 2), the tasks running and the seed.
+  EXPECT_LE(probe.peak(), 3 * cores() + 4);
 }
 
 MOIRAI_INSTANTIATE_MACHINES(VssDependences);

@@ -16,21 +16,23 @@ void LocalityAssigner::push(CoreId core, proto::VirtualProcessor& vp, bool front
   } else {
     queues_[core].push_back(&vp);
   }
-  if (vp.home_core() == kAnyCore) ++stealable_[core];
+  if (vp.home_core() == kAnyCore) {
+    ++stealable_[core];
+    ++stealable_total_;
+  }
   idle_[core] = false;  // it is woken, or is the core running this handler
 }
 
 CoreId LocalityAssigner::on_ready(proto::VirtualProcessor& vp) {
   Task& task = task_of(vp);
+  const Task::Resume resume = task.resume;
+  task.resume = Task::Resume::placed;
   if (vp.home_core() != kAnyCore) {
-    const bool front = task.resume_first;
-    task.resume_first = false;
-    push(vp.home_core(), vp, front);
+    push(vp.home_core(), vp, resume == Task::Resume::front);
     return vp.home_core();
   }
-  if (task.resume_first) {  // it runs this handler's core, which looks for work right after
-    task.resume_first = false;
-    push(vp.last_core(), vp, /*front=*/true);
+  if (resume != Task::Resume::placed) {  // it runs this handler's core, which looks next
+    push(vp.last_core(), vp, resume == Task::Resume::front);
     return vp.last_core();
   }
   const CoreId preferred = vp.last_core() != kAnyCore ? vp.last_core() : task.affinity;
@@ -54,7 +56,10 @@ proto::VirtualProcessor* LocalityAssigner::next_for(CoreId core) {
   if (!queue.empty()) {
     vp = queue.front();
     queue.pop_front();
-    if (vp->home_core() == kAnyCore) --stealable_[core];
+    if (vp->home_core() == kAnyCore) {
+      --stealable_[core];
+      --stealable_total_;
+    }
   } else {
     vp = steal();
   }
@@ -73,6 +78,7 @@ proto::VirtualProcessor* LocalityAssigner::steal() {
   proto::VirtualProcessor* vp = *found;  // stealable_ counts it, so it is there
   queue.erase(found);
   --stealable_[core];
+  --stealable_total_;
   return vp;
 }
 

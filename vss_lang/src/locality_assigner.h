@@ -14,7 +14,8 @@ namespace moirai::vss::detail {
 // idle from a next_for that found nothing until work is routed to it). A ready task goes to
 //   - its pinned core, if pinned (other cores never take it);
 //   - the front of its own core's queue, if it just submitted a task: the submitter goes on
-//     producing tasks (help first), so the task graph unfolds before the cores run dry;
+//     producing tasks (help first), so the task graph unfolds before the cores run dry; the
+//     back of that queue instead when the language throttles submission;
 //   - the core that last wrote most of its inputs, or the core it last ran on, if that core is
 //     idle: the data is still in that core's cache;
 //   - else any idle core: a free core beats locality, since waiting is all it could do;
@@ -29,12 +30,18 @@ class LocalityAssigner final : public proto::Assigner {
   CoreId on_ready(proto::VirtualProcessor& vp) override;
   proto::VirtualProcessor* next_for(CoreId core) override;
 
+  // stealable counts the queued VPs that any core may take.
+  std::size_t stealable() const noexcept { return stealable_total_; }
+  // pinned counts the queued VPs pinned to `core`.
+  std::size_t pinned(CoreId core) const noexcept { return queues_[core].size() - stealable_[core]; }
+
  private:
   void push(CoreId core, proto::VirtualProcessor& vp, bool front);
   proto::VirtualProcessor* steal();
 
   std::vector<std::deque<proto::VirtualProcessor*>> queues_;
   std::vector<std::size_t> stealable_;  // unpinned VPs in each queue
+  std::size_t stealable_total_ = 0;
   std::vector<bool> idle_;
   std::size_t next_core_ = 0;  // round-robin for tasks with no preference
 };

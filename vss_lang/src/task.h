@@ -84,7 +84,11 @@ struct Task {
 
   // Its VP, from the moment it is ready to run.
   proto::VirtualProcessor* vp = nullptr;
-  bool resume_first = false;  // continue before the core's queued tasks (after a submit)
+  // Resume says where a task that made a call that did not block goes: the assigner's choice,
+  // or its own core's queue, at the front (it goes on: help first) or at the back (it lets
+  // queued tasks run first: throttled submission).
+  enum class Resume : std::uint8_t { placed, front, back };
+  Resume resume = Resume::placed;
 
   // Its own submissions: their dependence domain and how many have not ended.
   std::unordered_map<DatumKey, Datum, DatumKeyHash> domain;

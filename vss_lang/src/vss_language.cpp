@@ -155,19 +155,19 @@ std::string_view VssLanguage::construct_colour(ConstructKind kind) const {
 
 void VssLanguage::handle(Request& request, RuntimeServices& services) {
   switch (request.kind) {
-    case proto::kEndVp: return end(request, services);
-    case detail::kSubmit: return submit(request, services);
-    case detail::kTaskwait: return taskwait(request, services);
-    case detail::kTaskwaitOn: return taskwait_on(request, services);
-    case detail::kRegisterBlocks: return register_blocks(request, services);
-    default:
-      return refuse(request, services, "unknown VSs construct " + std::to_string(request.kind));
+    case proto::kEndVp: end(request, services); break;
+    case detail::kSubmit: submit(request, services); break;
+    case detail::kTaskwait: taskwait(request, services); break;
+    case detail::kTaskwaitOn: taskwait_on(request, services); break;
+    case detail::kRegisterBlocks: register_blocks(request, services); break;
+    default: refuse(request, services, "unknown VSs construct " + std::to_string(request.kind));
   }
+  top_up(services);
 }
 
 void VssLanguage::refuse(Request& request, RuntimeServices& services, std::string message) {
   services.fail(request, std::move(message));
-  task_of(*request.requester).resume_first = true;
+  task_of(*request.requester).resume = Task::Resume::front;
   services.make_ready(*request.requester);
 }
 
@@ -312,9 +312,41 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
   }
   ++parent.live_children;
   link(*task);
-  if (task->unsatisfied == 0) start(*task, services);
-  parent.resume_first = true;
+  if (task->unsatisfied == 0) ready(*task);
+  ++live_tasks_;
+  // Help first, unless ready tasks pile up or too many are alive: then the submitter queues
+  // behind them, which bounds the records a submitting loop makes ahead of the cores.
+  const bool throttled = unstarted_.size() + pinned_unstarted_ >= kThrottleWindows * window_ ||
+                         live_tasks_ >= kLivePerCore * core_count_;
+  parent.resume = throttled ? Task::Resume::back : Task::Resume::front;
   services.make_ready(*request.requester);
+}
+
+void VssLanguage::ready(Task& task) {
+  if (task.core == kAnyCore) {
+    unstarted_.push_back(&task);
+  } else {
+    unstarted_pinned_[task.core].push_back(&task);
+    ++pinned_unstarted_;
+  }
+}
+
+void VssLanguage::top_up(RuntimeServices& services) {
+  while (!unstarted_.empty() && assigner_.stealable() < window_) {
+    Task* task = unstarted_.front();
+    unstarted_.pop_front();
+    start(*task, services);
+  }
+  if (pinned_unstarted_ == 0) return;
+  for (CoreId core = 0; core < unstarted_pinned_.size(); ++core) {
+    std::deque<Task*>& waiting = unstarted_pinned_[core];
+    while (!waiting.empty() && assigner_.pinned(core) < kPinnedWindow) {
+      Task* task = waiting.front();
+      waiting.pop_front();
+      --pinned_unstarted_;
+      start(*task, services);
+    }
+  }
 }
 
 void VssLanguage::start(Task& task, RuntimeServices& services) {
@@ -373,7 +405,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
   for (const detail::Successor& successor : task.successors) {
     Task& next = *successor.task;
     next.satisfied.push_back(detail::Satisfied{successor.kind, last_unit});
-    if (--next.unsatisfied == 0) start(next, services);
+    if (--next.unsatisfied == 0) ready(next);
   }
   for (Task* waiter : task.waiters) {
     erase_one(waiter->awaited, &task);
@@ -387,6 +419,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
       if (parent->live_children == 0) release_wait(*parent, last_unit, services);
     }
   }
+  if (parent != nullptr) --live_tasks_;
   unlink(task);
   delete &task;
 }
@@ -416,7 +449,7 @@ void VssLanguage::release_wait(Task& waiter, UnitId from, RuntimeServices& servi
 void VssLanguage::taskwait(Request& request, RuntimeServices& services) {
   Task& task = task_of(*request.requester);
   if (task.live_children == 0) {
-    task.resume_first = true;
+    task.resume = Task::Resume::front;
     services.make_ready(*request.requester);
     return;
   }
@@ -479,7 +512,7 @@ void VssLanguage::taskwait_on(Request& request, RuntimeServices& services) {
     }
   }
   if (task.awaited.empty()) {  // no task writes it (any more)
-    task.resume_first = true;
+    task.resume = Task::Resume::front;
     services.make_ready(*request.requester);
     return;
   }
@@ -509,7 +542,7 @@ void VssLanguage::register_blocks(Request& request, RuntimeServices& services) {
     }
     if (!name.empty()) blocks.name = name;
   }
-  task_of(*request.requester).resume_first = true;
+  task_of(*request.requester).resume = Task::Resume::front;
   services.make_ready(*request.requester);
 }
 
@@ -519,7 +552,9 @@ void VssLanguage::register_blocks(Request& request, RuntimeServices& services) {
 
 std::string VssLanguage::describe_task(const Task& task) const {
   std::string text = "task '" + task.name + "' (submitted at " + proto::format_site(task.submitted_at);
-  if (task.vp == nullptr) {
+  if (task.vp == nullptr && task.unsatisfied == 0) {
+    text += ", ready, not started yet";
+  } else if (task.vp == nullptr) {
     text += ", not started: it waits for " + std::to_string(task.unsatisfied) +
             (task.unsatisfied == 1 ? " task" : " tasks") + " to end";
   } else if (task.wait != nullptr) {

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,15 +18,18 @@
 namespace moirai::vss {
 
 // VssLanguage implements every VSs construct as a request handler. A task's record (its
-// meta-unit) is made by the submit handler; its VP is created only when its last dependence is
-// satisfied, by the handler that satisfied it, so a stack is held by running, ready and
-// blocked tasks only (taken from the runtime's pool of reused stacks) and a task that waits
-// for data costs no stack. A task ends when its body returned and its own submissions ended
+// meta-unit) is made by the submit handler; its VP is created only once its last dependence is
+// satisfied, by a handler, and no sooner than the assigner's queues have room: a few VPs per
+// core wait there, the other ready tasks wait as records in FIFO order and each handler tops
+// the queues up. So stacks are held by running, blocked and a few queued tasks only (reused
+// from the runtime's pool), however many tasks a loop submits. A task ends when its body returned and its own submissions ended
 // (an implicit taskwait); its end satisfies its successors' dependences, records each as a
 // constraint and frees those waiting on it. All state is touched under the runtime lock.
 class VssLanguage final : public proto::LanguagePlugin {
  public:
-  explicit VssLanguage(std::size_t core_count) : core_count_(core_count), assigner_(core_count) {}
+  explicit VssLanguage(std::size_t core_count)
+      : core_count_(core_count), assigner_(core_count), unstarted_pinned_(core_count),
+        window_(2 * core_count + 2) {}
   ~VssLanguage() override;
 
   std::string_view name() const override { return "VSs"; }
@@ -81,7 +85,11 @@ class VssLanguage final : public proto::LanguagePlugin {
   // depend orders `task` after the earlier accesses to its datum in `datum` (in program order).
   void depend(Task& task, Mode mode, detail::Datum& datum);
   static void add_predecessor(Task& task, Task& predecessor, ConstructKind kind);
-  // start creates the VP of a task whose dependences are all satisfied and records them.
+  // ready queues a task whose dependences are all satisfied, to start when there is room.
+  void ready(Task& task);
+  // top_up starts queued ready tasks while the assigner holds fewer VPs than its window.
+  void top_up(proto::RuntimeServices& services);
+  // start creates the VP of a ready task, records its constraints and hands it to the assigner.
   void start(Task& task, proto::RuntimeServices& services);
   // complete ends a task: releases its data, satisfies its successors, frees its waiters.
   void complete(Task& task, UnitId last_unit, proto::RuntimeServices& services);
@@ -105,6 +113,17 @@ class VssLanguage final : public proto::LanguagePlugin {
   std::uint64_t next_group_ = 1;
   std::unordered_map<const void*, Blocks> matrices_;
   std::vector<Resolved> scratch_;  // the submit handler's accesses, reused
+  // Ready tasks without a VP yet, in the order they became ready: unpinned, and per core.
+  std::deque<Task*> unstarted_;
+  std::vector<std::deque<Task*>> unstarted_pinned_;
+  std::size_t pinned_unstarted_ = 0;
+  std::size_t window_;  // unpinned VPs the assigner may hold before tasks wait unstarted
+  static constexpr std::size_t kPinnedWindow = 2;  // VPs pinned to one core it may hold
+  // A submitter yields to queued tasks (rather than going on first) once the ready tasks
+  // without a VP reach this many windows, or the live tasks this many per core.
+  static constexpr std::size_t kThrottleWindows = 4;
+  static constexpr std::size_t kLivePerCore = 512;
+  std::size_t live_tasks_ = 0;  // submitted, not ended
 };
 
 }  // namespace moirai::vss
