@@ -6,9 +6,11 @@
 
 #include <array>
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "moirai/vss/vss.h"
@@ -67,6 +69,17 @@ std::vector<Misuse> misuses() {
          ctx.register_blocks(matrix, 0, 4, "M");
        },
        "has no block"},
+      {"RegisterWhileInUseAsAWhole",
+       [](Context& ctx, unsigned& line) {
+         ctx.submit([](Context& me) {
+           me.charge_work(1'000'000);  // still running at the register call, simulated or real
+           std::this_thread::sleep_for(std::chrono::milliseconds(50));
+         }, {out(matrix, "M")});
+         ctx.submit([](Context&) {}, {in(matrix, "M")});  // pending: the writer is still alive
+         line = __LINE__ + 1;
+         ctx.register_blocks(matrix, 2, 2, "M");
+       },
+       "accessed as a whole object by tasks not ended yet"},
       {"PinBeyondTheCores",
        [](Context& ctx, unsigned& line) {
          line = __LINE__ + 1;

@@ -530,6 +530,15 @@ void VssLanguage::register_blocks(Request& request, RuntimeServices& services) {
                   "register_blocks: " + shown + " cut into " + std::to_string(call.rows) + " x " +
                       std::to_string(call.cols) + " blocks has no block");
   }
+  // Accesses to it as a whole object would not order against accesses to its blocks.
+  const Task& caller = task_of(*request.requester);
+  if (const auto whole = caller.domain.find(DatumKey{call.matrix, kWholeObject});
+      whole != caller.domain.end() && (whole->second.writer != nullptr || !whole->second.readers.empty())) {
+    return refuse(request, services,
+                  "register_blocks: " + shown +
+                      " is accessed as a whole object by tasks not ended yet; register it before "
+                      "submitting tasks that use it");
+  }
   const auto [entry, fresh] = matrices_.try_emplace(call.matrix, Blocks{call.rows, call.cols, name});
   if (!fresh) {
     Blocks& blocks = entry->second;
