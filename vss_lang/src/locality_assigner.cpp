@@ -68,15 +68,29 @@ proto::VirtualProcessor* LocalityAssigner::next_for(CoreId core) {
 }
 
 proto::VirtualProcessor* LocalityAssigner::steal() {
-  const auto victim = std::max_element(stealable_.begin(), stealable_.end());
-  if (victim == stealable_.end() || *victim == 0) return nullptr;
-  const auto core = static_cast<std::size_t>(victim - stealable_.begin());
-  std::deque<proto::VirtualProcessor*>& queue = queues_[core];
-  const auto found = std::find_if(queue.begin(), queue.end(), [](const proto::VirtualProcessor* vp) {
-    return vp->home_core() == kAnyCore;
-  });
+  if (stealable_total_ == 0) return nullptr;
+  // A task that never ran leaves nothing behind in its core's cache: take one of those first.
+  const auto never_ran = [](const proto::VirtualProcessor* vp) {
+    return vp->home_core() == kAnyCore && vp->last_core() == kAnyCore;
+  };
+  const auto unpinned = [](const proto::VirtualProcessor* vp) { return vp->home_core() == kAnyCore; };
+  std::deque<proto::VirtualProcessor*>* victim = nullptr;
+  std::deque<proto::VirtualProcessor*>::iterator found;
+  for (std::deque<proto::VirtualProcessor*>& queue : queues_) {
+    if (victim != nullptr && queue.size() <= victim->size()) continue;
+    const auto fresh = std::find_if(queue.begin(), queue.end(), never_ran);
+    if (fresh == queue.end()) continue;
+    victim = &queue;
+    found = fresh;
+  }
+  if (victim == nullptr) {
+    const auto longest = std::max_element(stealable_.begin(), stealable_.end());
+    victim = &queues_[static_cast<std::size_t>(longest - stealable_.begin())];
+    found = std::find_if(victim->begin(), victim->end(), unpinned);
+  }
   proto::VirtualProcessor* vp = *found;  // stealable_ counts it, so it is there
-  queue.erase(found);
+  victim->erase(found);
+  const auto core = static_cast<std::size_t>(victim - queues_.data());
   --stealable_[core];
   --stealable_total_;
   return vp;

@@ -20,8 +20,10 @@ namespace moirai::vss::detail {
 //     idle: the data is still in that core's cache;
 //   - else any idle core: a free core beats locality, since waiting is all it could do;
 //   - else the preferred core's queue (round-robin when there is none).
-// A core whose queue is empty steals the oldest unpinned task of the longest queue, so a task
-// queued behind a long unit on a busy core still runs as soon as any core is free.
+// A core whose queue is empty steals the oldest unpinned task that never ran from the longest
+// queue holding one (else the oldest unpinned VP of the longest queue), so a task queued behind
+// a long unit on a busy core still runs as soon as any core is free, and a submitter going on
+// keeps its core.
 class LocalityAssigner final : public proto::Assigner {
  public:
   explicit LocalityAssigner(std::size_t core_count)
@@ -30,6 +32,9 @@ class LocalityAssigner final : public proto::Assigner {
   CoreId on_ready(proto::VirtualProcessor& vp) override;
   proto::VirtualProcessor* next_for(CoreId core) override;
 
+  // freed tells the assigner that `core`, running an end handler, looks for work right after:
+  // it counts as idle, so a task its last unit made ready may stay there, with its data.
+  void freed(CoreId core) noexcept { idle_[core] = true; }
   // stealable counts the queued VPs that any core may take.
   std::size_t stealable() const noexcept { return stealable_total_; }
   // pinned counts the queued VPs pinned to `core`.

@@ -383,6 +383,7 @@ void VssLanguage::end(Request& request, RuntimeServices& services) {
   Task& task = task_of(*request.requester);
   request.requester->language_slot = nullptr;
   task.vp = nullptr;
+  assigner_.freed(services.core());
   // Submissions still alive means its body threw past the implicit taskwait: the run stops,
   // and the record stays for those submissions until the destructor.
   if (task.live_children > 0) return;
