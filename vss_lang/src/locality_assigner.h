@@ -32,8 +32,9 @@ class LocalityAssigner final : public proto::Assigner {
   CoreId on_ready(proto::VirtualProcessor& vp) override;
   proto::VirtualProcessor* next_for(CoreId core) override;
 
-  // freed tells the assigner that `core`, running an end handler, looks for work right after:
-  // it counts as idle, so a task its last unit made ready may stay there, with its data.
+  // freed tells the assigner that `core`, whose task ended or blocked in this handler, looks
+  // for work right after: it counts as idle, so a task made ready now may stay there, with its
+  // data.
   void freed(CoreId core) noexcept { idle_[core] = true; }
   // stealable counts the queued VPs that any core may take.
   std::size_t stealable() const noexcept { return stealable_total_; }

@@ -431,6 +431,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
 
 void VssLanguage::begin_wait(Task& waiter, const Request& request, RuntimeServices& services) {
   waiter.wait = &request;
+  assigner_.freed(services.core());  // the waiter leaves its core free
   if (!services.recording()) return;
   waiter.wait_group = next_group_++;
   services.define_group(waiter.wait_group, request.kind,
