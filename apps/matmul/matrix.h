@@ -44,6 +44,10 @@ Matrix transpose(const Matrix& m);
 // reference_multiply is A x B by a plain triple loop, the yardstick for --check.
 Matrix reference_multiply(const Matrix& a, const Matrix& b);
 
+// multiply_rows computes rows [begin, end) of C = A x B from `bt`, B's transpose (the kernel
+// of a matmul worker, SSR VP or VSs task).
+void multiply_rows(const Matrix& a, const Matrix& bt, Matrix& c, std::size_t begin, std::size_t end);
+
 // max_abs_difference is the largest |x(i,j) - y(i,j)|; both matrices must have the same size.
 double max_abs_difference(const Matrix& x, const Matrix& y);
 

@@ -1,0 +1,60 @@
+// The payloads VSs's constructs hand the runtime: internal to VSs, visible for Context's inlines.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+#include "moirai/instrument/ids.h"
+#include "moirai/proto_runtime/unique_function.h"
+#include "moirai/vss/access.h"
+
+namespace moirai::vss {
+class Context;
+struct TaskOptions;
+
+// TaskBody is the code of a task: any callable taking the task's Context, move-only ones included.
+using TaskBody = proto::UniqueFunction<void(Context&)>;
+}  // namespace moirai::vss
+
+namespace moirai::vss::detail {
+
+// Construct numbers VSs's construct kinds (0 is the proto-runtime's end). The dependence kinds
+// are never requested: they name the constraints a task's end records on its successors.
+enum Construct : ConstructKind {
+  kSubmit = 1,
+  kDepRaw,
+  kDepWar,
+  kDepWaw,
+  kTaskwait,
+  kTaskwaitOn,
+  kRegisterBlocks,
+  kConstructCount
+};
+
+// Submit is a task waiting in its submitter's frame until the handler took it over.
+struct Submit {
+  TaskBody* body = nullptr;
+  const Access* accesses = nullptr;
+  std::size_t count = 0;
+  const TaskOptions* options = nullptr;
+};
+
+// TaskwaitOn names the datum a taskwait_on waits for (its mode is not used).
+struct TaskwaitOn {
+  const Access* datum = nullptr;
+};
+
+// Taskwait says whether the wait is the implicit one at the end of a task with children.
+struct Taskwait {
+  bool implicit = false;
+};
+
+// RegisterBlocks cuts `matrix` into rows x cols blocks for Region accesses.
+struct RegisterBlocks {
+  const void* matrix = nullptr;
+  std::size_t rows = 0;
+  std::size_t cols = 0;
+  const std::string* name = nullptr;
+};
+
+}  // namespace moirai::vss::detail

@@ -1,0 +1,129 @@
+// VSs as a proto-runtime language plugin: its request handlers and the state they share.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "locality_assigner.h"
+#include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/vss/context.h"
+#include "moirai/vss/detail/requests.h"
+#include "task.h"
+
+namespace moirai::vss {
+
+// VssLanguage implements every VSs construct as a request handler. A task's record (its
+// meta-unit) is made by the submit handler; its VP is created only once its last dependence is
+// satisfied, by a handler, and no sooner than the assigner's queues have room: a few VPs per
+// core wait there, the other ready tasks wait as records in FIFO order and each handler tops
+// the queues up. So stacks are held by running, blocked and a few queued tasks only (reused
+// from the runtime's pool), however many tasks a loop submits. A task ends when its body returned and its own submissions ended
+// (an implicit taskwait); its end satisfies its successors' dependences, records each as a
+// constraint and frees those waiting on it. All state is touched under the runtime lock.
+class VssLanguage final : public proto::LanguagePlugin {
+ public:
+  explicit VssLanguage(std::size_t core_count)
+      : core_count_(core_count), assigner_(core_count), unstarted_pinned_(core_count),
+        window_(2 * core_count + 2) {}
+  ~VssLanguage() override;
+
+  std::string_view name() const override { return "VSs"; }
+  void vp_created(proto::VirtualProcessor& vp) override;
+  ConstructKind construct_count() const override { return detail::kConstructCount; }
+  std::string_view construct_name(ConstructKind kind) const override;
+  ConstructRole construct_role(ConstructKind kind) const override;
+  std::string_view construct_colour(ConstructKind kind) const override;
+  void handle(proto::Request& request, proto::RuntimeServices& services) override;
+  std::string describe_wait(const proto::Request& request) const override;
+  proto::Assigner& assigner() override { return assigner_; }
+
+  // seed makes the seed task's record and returns the function its VP animates; the next VP
+  // the runtime creates is that seed's.
+  proto::VpFunction seed(TaskBody body, std::string name, CallSite where);
+
+ private:
+  using Task = detail::Task;
+  // Blocks is a matrix registered by register_blocks.
+  struct Blocks {
+    std::size_t rows = 0;
+    std::size_t cols = 0;
+    std::string name;
+  };
+  // Resolved is a declared access turned into datum keys (a whole registered matrix: a key per
+  // block), before the task exists.
+  struct Resolved {
+    detail::DatumKey key;
+    Mode mode = Mode::in;
+    const Access* access = nullptr;
+  };
+
+  static Task& task_of(const proto::VirtualProcessor& vp) {
+    return *static_cast<Task*>(vp.language_slot);
+  }
+  proto::VpFunction wrap(Task& task) const;
+
+  void submit(proto::Request& request, proto::RuntimeServices& services);
+  void end(proto::Request& request, proto::RuntimeServices& services);
+  void taskwait(proto::Request& request, proto::RuntimeServices& services);
+  void taskwait_on(proto::Request& request, proto::RuntimeServices& services);
+  void register_blocks(proto::Request& request, proto::RuntimeServices& services);
+  // refuse fails `request` with `message` and makes its VP ready, so its construct throws.
+  void refuse(proto::Request& request, proto::RuntimeServices& services, std::string message);
+
+  // resolve appends the keys of `access` to `out`, or returns why it names no datum.
+  std::string resolve(const Access& access, std::vector<Resolved>& out) const;
+  // datum_name is what traces and messages call the datum of `key`, declared as `access`.
+  std::string datum_name(const detail::DatumKey& key, const Access& access) const;
+  // known_name is the datum's name as `caller` sees it: the one `access` gives, else one a
+  // submission in its domain or around it gave, else the derived one.
+  std::string known_name(const Task& caller, const detail::DatumKey& key, const Access& access) const;
+  // depend orders `task` after the earlier accesses to its datum in `datum` (in program order).
+  void depend(Task& task, Mode mode, detail::Datum& datum);
+  static void add_predecessor(Task& task, Task& predecessor, ConstructKind kind);
+  // ready queues a task whose dependences are all satisfied, to start when there is room.
+  void ready(Task& task);
+  // top_up starts queued ready tasks while the assigner holds fewer VPs than its window.
+  void top_up(proto::RuntimeServices& services);
+  // start creates the VP of a ready task, records its constraints and hands it to the assigner.
+  void start(Task& task, proto::RuntimeServices& services);
+  // complete ends a task: releases its data, satisfies its successors, frees its waiters.
+  void complete(Task& task, UnitId last_unit, proto::RuntimeServices& services);
+  // release_wait makes a blocked task ready, `from`'s end having satisfied its wait.
+  void release_wait(Task& waiter, UnitId from, proto::RuntimeServices& services);
+  // begin_wait blocks `waiter` in `request` and names the wait's group for the trace.
+  void begin_wait(Task& waiter, const proto::Request& request, proto::RuntimeServices& services);
+  // find_writer looks for the unfinished last writer of `key` from `caller`'s submissions up
+  // through its ancestors'; sets `misuse` when that writer is `caller` or an ancestor of it.
+  Task* find_writer(Task& caller, const detail::DatumKey& key, const std::string& name,
+                    std::string& misuse) const;
+  std::string describe_task(const Task& task) const;
+
+  void link(Task& task);
+  void unlink(Task& task);
+
+  std::size_t core_count_;
+  detail::LocalityAssigner assigner_;
+  Task* starting_ = nullptr;  // the task whose VP is being created
+  Task* tasks_ = nullptr;     // every live task (freed by the destructor after a stopped run)
+  std::uint64_t next_group_ = 1;
+  std::unordered_map<const void*, Blocks> matrices_;
+  std::vector<Resolved> scratch_;  // the submit handler's accesses, reused
+  // Ready tasks without a VP yet, in the order they became ready: unpinned, and per core.
+  std::deque<Task*> unstarted_;
+  std::vector<std::deque<Task*>> unstarted_pinned_;
+  std::size_t pinned_unstarted_ = 0;
+  std::size_t window_;  // unpinned VPs the assigner may hold before tasks wait unstarted
+  static constexpr std::size_t kPinnedWindow = 2;  // VPs pinned to one core it may hold
+  // A submitter yields to queued tasks (rather than going on first) once the ready tasks
+  // without a VP reach this many windows, or the live tasks this many per core.
+  static constexpr std::size_t kThrottleWindows = 4;
+  static constexpr std::size_t kLivePerCore = 512;
+  std::size_t live_tasks_ = 0;  // submitted, not ended
+};
+
+}  // namespace moirai::vss
