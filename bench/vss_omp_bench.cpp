@@ -156,7 +156,7 @@ void BM_EmptyTaskOmp(benchmark::State& state) {
   OpTally tally;
   for (auto _ : state) {
     double seconds = 0;
-    int x = 0, y = 0;
+    [[maybe_unused]] int x = 0, y = 0;  // named only by the depend clauses
 #pragma omp parallel num_threads(static_cast<int>(cores)) proc_bind(close)
 #pragma omp single
     {

@@ -50,6 +50,53 @@ struct Problem {
   const std::function<void(std::size_t, std::size_t, CoreId, double)>* on_piece = nullptr;
 };
 
+}  // namespace (the kernel below is matmul's and vss_matmul's: matrix.h declares multiply_rows)
+// multiply_row: row i of C = A x B from B's transpose (two contiguous rows; k ascending).
+static void multiply_row(const Matrix& a, const Matrix& bt, Matrix& c, std::size_t i) {
+  const std::size_t n = a.size();
+  const double* a_row = a.row(i).data();
+  for (std::size_t j = 0; j < n; ++j) {
+    const double* bt_row = bt.row(j).data();
+    double sum = 0.0;
+    for (std::size_t k = 0; k < n; ++k) sum += a_row[k] * bt_row[k];
+    c(i, j) = sum;
+  }
+}
+
+// multiply_four_rows computes rows i..i+3 of C together: each row of the transpose serves four
+// rows of A, four independent sums keep the FPU busy, each over k ascending (as multiply_row).
+static void multiply_four_rows(const Matrix& a, const Matrix& bt, Matrix& c, std::size_t i) {
+  const std::size_t n = a.size();
+  const double* a0 = a.row(i).data();
+  const double* a1 = a.row(i + 1).data();
+  const double* a2 = a.row(i + 2).data();
+  const double* a3 = a.row(i + 3).data();
+  for (std::size_t j = 0; j < n; ++j) {
+    const double* bt_row = bt.row(j).data();
+    double s0 = 0.0, s1 = 0.0, s2 = 0.0, s3 = 0.0;
+    for (std::size_t k = 0; k < n; ++k) {
+      const double b = bt_row[k];
+      s0 += a0[k] * b;
+      s1 += a1[k] * b;
+      s2 += a2[k] * b;
+      s3 += a3[k] * b;
+    }
+    c(i, j) = s0;
+    c(i + 1, j) = s1;
+    c(i + 2, j) = s2;
+    c(i + 3, j) = s3;
+  }
+}
+
+// multiply_rows computes rows [begin, end) of C.
+void multiply_rows(const Matrix& a, const Matrix& bt, Matrix& c, std::size_t begin,
+                   std::size_t end) {
+  std::size_t i = begin;
+  for (; i + 4 <= end; i += 4) multiply_four_rows(a, bt, c, i);
+  for (; i < end; ++i) multiply_row(a, bt, c, i);
+}
+namespace {
+
 void worker(ssr::Context& ctx, Problem& problem, std::size_t piece, ssr::VpRef results) {
   const std::size_t n = problem.a.size();
   ctx.singleton(problem.copy_transpose, [&problem, &ctx, n] {
