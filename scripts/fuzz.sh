@@ -8,7 +8,7 @@ seconds=${1:-60}
 case "$seconds" in (''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2;; esac
 out=build/fuzz
 mkdir -p "$out/corpus"
-clang++-14 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+clang++-16 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
   -Iinstrument/include tests/fuzz/trace_reader_fuzz.cpp instrument/src/reader.cpp -lz \
   -o "$out/trace_reader_fuzz"

@@ -15,8 +15,7 @@ packages=(
   nlohmann-json3-dev jq                     # the tests parse the Perfetto JSON export
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
-  clang-14 libclang-rt-14-dev               # libFuzzer for the trace reader
-  clang-16                                  # the install test builds the example with clang
+  clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
 )
 
 missing=()
