@@ -222,6 +222,24 @@ TEST(Report, CriticalPathListsOnlyUnitsWorthSplitting) {
   EXPECT_EQ(first.message.find("unit 2 ("), std::string::npos) << first.message;
 }
 
+// Many small losses are no clean run: no hint fires, and the note says how much was lost in all
+// and where, instead of "no problem worth tuning".
+TEST(Report, SmallCausesThatAddUpAreNotACleanRun) {
+  TraceBuilder builder(1);
+  builder.site(1, "loop.cpp", 3);
+  for (std::uint64_t i = 0; i < 100; ++i) {
+    const std::uint64_t t = 100 * i;  // 4 ticks deciding, 88 of work, 4 communicating, 4 updating
+    builder.unit(0, i + 1, 1, t, t + 4, t + 92, t + 100, kSendOfTypeTo, 1);
+  }
+  const trace::Trace trace = read_back(builder, "small_causes");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_TRUE(report.hints.empty());
+  ASSERT_EQ(report.notes.size(), 1u);
+  EXPECT_NE(report.notes[0].find("lost 12.0% of it in all, most in: assigner + switch 4.0%, communication 4.0%, constraint update 4.0%"),
+            std::string::npos) << report.notes[0];
+  EXPECT_EQ(report.notes[0].find("no problem worth tuning"), std::string::npos) << report.notes[0];
+}
+
 // Every tick of the cores' time is work or exactly one entry of lost time, and the hints claim
 // disjoint parts of it: their losses never add up to more.
 TEST(Report, HintsPartitionTheLostTime) {
