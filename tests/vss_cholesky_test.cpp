@@ -17,6 +17,7 @@
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/report.h"
 #include "moirai/visualize/unit_graph.h"
 #include "support/test_support.h"
 
@@ -155,6 +156,33 @@ INSTANTIATE_TEST_SUITE_P(Tiles, VssCholesky, ::testing::Values(2, 3, 4, 6),
                          [](const ::testing::TestParamInfo<std::size_t>& tiles) {
                            return std::to_string(tiles.param) + "x" + std::to_string(tiles.param);
                          });
+
+// The report reads a VSs run as it reads SSR's: Cholesky's DAG on 16 simulated cores allows about
+// 8-way parallelism (8 x 8 tiles, the kernels' declared work), so the first hint is the critical
+// path, naming gemm's call site, the chain's most frequent long task.
+TEST(VssCholeskyReport, ADagNarrowerThanTheMachineIsCriticalPathBound) {
+  const std::string path = ::testing::TempDir() + "moirai_vss_cholesky_report_" + std::to_string(::getpid()) + ".mtrace";
+  {
+    instrument::TraceRecorder recorder({path, {}, "vss_cholesky_test", 64 * 1024});
+    cholesky::CholeskyConfig config;
+    config.tiles = 8;
+    config.tile_size = 16;
+    config.observer = &recorder;
+    within(kRunLimit, "cholesky on sim:16", [&] {
+      proto::SimMachine machine(proto::SimConfig{.topology = {1, 16}});
+      return cholesky::run_cholesky(machine, config);
+    });
+    recorder.finish();
+  }
+  const trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  const visualize::Report report = visualize::build_report(trace);
+  ASSERT_FALSE(report.hints.empty());
+  const visualize::Hint& first = report.hints.front();
+  EXPECT_EQ(first.rule, "critical-path") << first.message;
+  EXPECT_NE(first.site.find("apps/cholesky/cholesky.cpp:"), std::string::npos) << first.site;
+  EXPECT_NE(first.message.find("cannot be used whatever the placement"), std::string::npos) << first.message;
+}
 
 }  // namespace
 }  // namespace moirai::test
