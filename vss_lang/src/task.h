@@ -104,6 +104,35 @@ struct Task {
   // The list of every task alive, so a stopped run frees them all.
   Task* previous = nullptr;
   Task* next = nullptr;
+
+  // recycle makes an ended task's record a fresh one for the next submit, keeping the
+  // capacity of its lists and tables (a submit then allocates nothing for them); the body's
+  // captures are destroyed here, at the task's end, as deleting the record would.
+  void recycle() noexcept {
+    name.clear();
+    submitted_at = CallSite{};
+    core = kAnyCore;
+    stack_size = 0;
+    body = nullptr;
+    parent = nullptr;
+    accesses.clear();
+    unsatisfied = 0;
+    satisfied.clear();
+    successors.clear();
+    submit_unit = 0;
+    affinity = kAnyCore;
+    vp = nullptr;
+    resume = Resume::placed;
+    domain.clear();
+    live_children = 0;
+    wait = nullptr;
+    awaited.clear();
+    wait_group = 0;
+    wait_datum.clear();
+    waiters.clear();
+    previous = nullptr;
+    next = nullptr;
+  }
 };
 
 }  // namespace moirai::vss::detail
