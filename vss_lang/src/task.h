@@ -45,10 +45,13 @@ struct Datum {
   std::string name;
 };
 
-// Declared is one datum of a task, resolved to its key, in its parent's domain.
+// Declared is one datum of a task, resolved to its key, in its parent's domain, and that
+// domain's entry for it (a node of an unordered_map, which stays put: entries are never erased
+// while a child uses them), so starting and ending the task look nothing up.
 struct Declared {
   DatumKey key;
   Mode mode = Mode::in;
+  Datum* datum = nullptr;
 };
 
 // Successor is a task that waits for this one's end, and the kind of that dependence.

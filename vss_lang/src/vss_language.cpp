@@ -350,7 +350,7 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
       }
     }
     depend(*task, resolved.mode, datum);
-    task->accesses.push_back(detail::Declared{resolved.key, resolved.mode});
+    task->accesses.push_back(detail::Declared{resolved.key, resolved.mode, &datum});
   }
   ++parent.live_children;
   link(*task);
@@ -398,7 +398,7 @@ void VssLanguage::start(Task& task, RuntimeServices& services) {
     std::size_t known = 0;
     for (const detail::Declared& declared : task.accesses) {
       if (!reads(declared.mode) || known == cores.size()) continue;
-      const CoreId core = task.parent->domain.find(declared.key)->second.writer_core;
+      const CoreId core = declared.datum->writer_core;
       if (core != kAnyCore) cores[known++] = core;
     }
     std::size_t best_votes = 0;
@@ -436,7 +436,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
   Task* parent = task.parent;
   if (parent != nullptr) {
     for (const detail::Declared& declared : task.accesses) {
-      Datum& datum = parent->domain.find(declared.key)->second;
+      Datum& datum = *declared.datum;
       if (datum.writer == &task) {
         datum.writer = nullptr;
         datum.writer_core = services.core();
