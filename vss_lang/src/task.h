@@ -45,10 +45,13 @@ struct Datum {
   std::string name;
 };
 
-// Declared is one datum of a task, resolved to its key, in its parent's domain.
+// Declared is one datum of a task, resolved to its key, in its parent's domain, and that
+// domain's entry for it (a node of an unordered_map, which stays put: entries are never erased
+// while a child uses them), so starting and ending the task look nothing up.
 struct Declared {
   DatumKey key;
   Mode mode = Mode::in;
+  Datum* datum = nullptr;
 };
 
 // Successor is a task that waits for this one's end, and the kind of that dependence.
@@ -104,6 +107,35 @@ struct Task {
   // The list of every task alive, so a stopped run frees them all.
   Task* previous = nullptr;
   Task* next = nullptr;
+
+  // recycle makes an ended task's record a fresh one for the next submit, keeping the
+  // capacity of its lists and tables (a submit then allocates nothing for them); the body's
+  // captures are destroyed here, at the task's end, as deleting the record would.
+  void recycle() noexcept {
+    name.clear();
+    submitted_at = CallSite{};
+    core = kAnyCore;
+    stack_size = 0;
+    body = nullptr;
+    parent = nullptr;
+    accesses.clear();
+    unsatisfied = 0;
+    satisfied.clear();
+    successors.clear();
+    submit_unit = 0;
+    affinity = kAnyCore;
+    vp = nullptr;
+    resume = Resume::placed;
+    domain.clear();
+    live_children = 0;
+    wait = nullptr;
+    awaited.clear();
+    wait_group = 0;
+    wait_datum.clear();
+    waiters.clear();
+    previous = nullptr;
+    next = nullptr;
+  }
 };
 
 }  // namespace moirai::vss::detail

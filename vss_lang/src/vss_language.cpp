@@ -70,6 +70,31 @@ VssLanguage::~VssLanguage() {
     tasks_ = task->next;
     delete task;
   }
+  for (Task* task : free_tasks_) delete task;
+}
+
+Task& VssLanguage::new_task() {
+  if (free_tasks_.empty()) return *new Task;
+  Task* task = free_tasks_.back();
+  free_tasks_.pop_back();
+  return *task;
+}
+
+void VssLanguage::free_task(Task& task) {
+  // A record whose domain grew large (a task that submitted many) is not worth keeping.
+  if (free_tasks_.size() >= kKeptTasks || task.domain.bucket_count() > kKeptBuckets) {
+    delete &task;
+    return;
+  }
+  task.recycle();
+  free_tasks_.push_back(&task);
+}
+
+const std::string& VssLanguage::default_name(const CallSite& site) {
+  // One string per call site, built once: a loop of unnamed submits builds no name.
+  std::string& name = default_names_[SiteKey{site.file, site.line}];
+  if (name.empty()) name = "task@" + short_site(site);
+  return name;
 }
 
 void VssLanguage::link(Task& task) {
@@ -103,7 +128,7 @@ proto::VpFunction VssLanguage::wrap(Task& task) const {
 }
 
 proto::VpFunction VssLanguage::seed(TaskBody body, std::string name, CallSite where) {
-  auto* root = new Task;
+  Task* root = &new_task();
   root->name = std::move(name);
   root->submitted_at = where;
   root->body = std::move(body);
@@ -256,7 +281,7 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
   const auto& call = *static_cast<const detail::Submit*>(request.payload);
   Task& parent = task_of(*request.requester);
   const TaskOptions& options = *call.options;
-  std::string name = options.name.empty() ? "task@" + short_site(request.site) : options.name;
+  const std::string& name = options.name.empty() ? default_name(request.site) : options.name;
   if (options.core != kAnyCore && options.core >= core_count_) {
     return refuse(request, services,
                   "submit: cannot pin task '" + name + "' to core " + std::to_string(options.core) +
@@ -276,8 +301,18 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
     }
   }
   if (scratch_.size() > 1) {  // a datum declared twice must agree with itself
-    std::stable_sort(scratch_.begin(), scratch_.end(),
-                     [](const Resolved& a, const Resolved& b) { return a.key < b.key; });
+    // A stable insertion sort: a submit declares a few data, and std::stable_sort would
+    // allocate its buffer at every submit.
+    for (auto it = scratch_.begin() + 1; it != scratch_.end(); ++it) {
+      if (!(it->key < (it - 1)->key)) continue;
+      Resolved moved = *it;
+      auto hole = it;
+      do {
+        *hole = *(hole - 1);
+        --hole;
+      } while (hole != scratch_.begin() && moved.key < (hole - 1)->key);
+      *hole = moved;
+    }
     auto kept = scratch_.begin();
     for (auto it = scratch_.begin() + 1; it != scratch_.end(); ++it) {
       if (!(it->key == kept->key)) {
@@ -295,8 +330,8 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
     scratch_.erase(kept + 1, scratch_.end());
   }
 
-  auto* task = new Task;
-  task->name = std::move(name);
+  Task* task = &new_task();
+  task->name = name;
   task->submitted_at = request.site;
   task->core = options.core;
   task->stack_size = options.stack_size;
@@ -306,9 +341,16 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
   task->accesses.reserve(scratch_.size());
   for (const Resolved& resolved : scratch_) {
     Datum& datum = parent.domain[resolved.key];
-    if (!resolved.access->name.empty()) datum.name = datum_name(resolved.key, *resolved.access);
+    if (const std::string& given = resolved.access->name; !given.empty()) {
+      // A named whole object keeps its given name: only assign it when it changes.
+      if (resolved.key.block != kWholeObject || matrices_.contains(resolved.key.object)) {
+        datum.name = datum_name(resolved.key, *resolved.access);
+      } else if (datum.name != given) {
+        datum.name = given;
+      }
+    }
     depend(*task, resolved.mode, datum);
-    task->accesses.push_back(detail::Declared{resolved.key, resolved.mode});
+    task->accesses.push_back(detail::Declared{resolved.key, resolved.mode, &datum});
   }
   ++parent.live_children;
   link(*task);
@@ -356,7 +398,7 @@ void VssLanguage::start(Task& task, RuntimeServices& services) {
     std::size_t known = 0;
     for (const detail::Declared& declared : task.accesses) {
       if (!reads(declared.mode) || known == cores.size()) continue;
-      const CoreId core = task.parent->domain.find(declared.key)->second.writer_core;
+      const CoreId core = declared.datum->writer_core;
       if (core != kAnyCore) cores[known++] = core;
     }
     std::size_t best_votes = 0;
@@ -394,7 +436,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
   Task* parent = task.parent;
   if (parent != nullptr) {
     for (const detail::Declared& declared : task.accesses) {
-      Datum& datum = parent->domain.find(declared.key)->second;
+      Datum& datum = *declared.datum;
       if (datum.writer == &task) {
         datum.writer = nullptr;
         datum.writer_core = services.core();
@@ -422,7 +464,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
   }
   if (parent != nullptr) --live_tasks_;
   unlink(task);
-  delete &task;
+  free_task(task);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -105,6 +105,12 @@ class VssLanguage final : public proto::LanguagePlugin {
 
   void link(Task& task);
   void unlink(Task& task);
+  // new_task takes a record from the free list (or allocates one); free_task gives an ended
+  // task's record back, so a steady stream of submits allocates no records.
+  Task& new_task();
+  void free_task(Task& task);
+  // default_name is "task@FILE:LINE" for a submit at `site` with no name.
+  const std::string& default_name(const CallSite& site);
 
   std::size_t core_count_;
   detail::LocalityAssigner assigner_;
@@ -124,6 +130,21 @@ class VssLanguage final : public proto::LanguagePlugin {
   static constexpr std::size_t kThrottleWindows = 4;
   static constexpr std::size_t kLivePerCore = 512;
   std::size_t live_tasks_ = 0;  // submitted, not ended
+  std::vector<Task*> free_tasks_;  // ended tasks' records, to reuse
+  static constexpr std::size_t kKeptTasks = 1024;
+  static constexpr std::size_t kKeptBuckets = 64;
+  // SiteKey is a call site as the compiler gives it: its file name's address and its line.
+  struct SiteKey {
+    const char* file = nullptr;
+    std::uint32_t line = 0;
+    friend bool operator==(const SiteKey&, const SiteKey&) = default;
+  };
+  struct SiteKeyHash {
+    std::size_t operator()(const SiteKey& key) const noexcept {
+      return std::hash<const char*>{}(key.file) * 31 + key.line;
+    }
+  };
+  std::unordered_map<SiteKey, std::string, SiteKeyHash> default_names_;
 };
 
 }  // namespace moirai::vss
