@@ -85,6 +85,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     if (g.longest == kNone || a.unit(g.longest).work() < a.unit(unit).work()) g.longest = unit;
     g.exclusive = g.exclusive || trace.construct_role(a.unit(unit).record.ended_by) == ConstructRole::exclusive_end;
   }
+  const std::string exclusive = detail::exclusive_name(trace);  // "singleton" in SSR
   for (const auto& [key, g] : groups) {
     const std::uint64_t lost = ledger.claim_windows(g.windows, [&](const LossEntry& e, const Window&) {
       if (a.core_work[e.core] == 0) return false;
@@ -93,7 +94,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     });
     if (lost == 0) continue;
     const trace::Unit& u = a.unit(g.longest);
-    const std::string section = detail::exclusive_name(trace).empty() ? trace.construct_name(u.record.ended_by) : detail::exclusive_name(trace);
+    const std::string section = exclusive.empty() ? trace.construct_name(u.record.ended_by) : exclusive;
     std::string vp_name = "vp" + std::to_string(u.record.vp);
     for (const trace::Trace::Vp& vp : trace.vps) {
       if (vp.id == u.record.vp && !vp.name.empty()) vp_name = vp.name;
