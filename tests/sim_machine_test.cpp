@@ -123,7 +123,7 @@ TEST(SimMachine, DeclaredWorkGivesIdenticalTracesTwice) {
 // the exact sum: lock + assigner + switch + work + communication + lock + end_vp handler.
 TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
   const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 7, .communication = 11, .lock = 13,
-                               .assigner = 17, .wake = 19, .handler = 23, .handlers = {{"end_vp", 29}}};
+                               .assigner = 17, .wake = 19, .handler = 23, .handlers = {{"end_vp", 29}}, .work = {}};
   proto::SimMachine machine(sim(1, costs));
   within(kRunLimit, "exact sum", [&] {
     ssr::run(machine, [](ssr::Context& ctx) {
@@ -139,7 +139,7 @@ TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
 TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
   const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .lock = 2,
                                .assigner = 4, .wake = 0, .handler = 10,
-                               .handlers = {{"create_vp", 100}, {"end_vp", 20}}};
+                               .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
   proto::SimMachine machine(sim(2, costs));
   // Core 0: seed unit (work 50) ends in create_vp; its next unit (work 70) ends the seed.
   // The child, pinned to core 1, does 1000 ticks. Core 1 wakes when the child is made ready.
@@ -227,19 +227,83 @@ TEST(SimTopology, BadSpecsAreRefusedByName) {
   EXPECT_EQ(proto::SimTopology::parse("sim:4x10").cores(), 40u);
 }
 
+// Each unit's declared work is recorded beside its span (trace format 3.1), on a simulated
+// machine as on real cores (CLI test apps.calibrate.fit.matmul fits from a real run's).
+TEST(SimMachine, TheTraceKeepsEachUnitsDeclaredWork) {
+  proto::SimMachine machine(sim(2));
+  const trace::Trace trace = record(machine, "declared", [](ssr::Context& ctx) {
+    ctx.charge_work(300);
+    ctx.charge_work(45);
+    ctx.create_vp([](ssr::Context& me) { me.charge_work(1000); }, {.name = "child", .core = 1});
+  });
+  std::vector<std::uint64_t> declared;
+  for (const trace::Unit& unit : trace.units) declared.push_back(unit.declared);
+  std::sort(declared.begin(), declared.end());
+  EXPECT_EQ(declared, (std::vector<std::uint64_t>{0, 345, 1000}));
+}
+
+// Two units of 1000 ticks start together on two cores whose work stretches by half per other
+// busy core: each advances at 1 / 1.5 while both run, so both end at 1500, not 1000.
+TEST(SimMachine, BusyCoresStretchEachOthersWork) {
+  for (const double stretch : {0.0, 0.5}) {
+    proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .lock = 0,
+                           .assigner = 0, .wake = 0, .handler = 0, .handlers = {}, .work = {}};
+    costs.work.stretch_socket = stretch;
+    proto::SimMachine machine(sim(2, costs));
+    within(kRunLimit, "stretch", [&] {
+      ssr::run(machine, [](ssr::Context& ctx) {
+        ctx.create_vp([](ssr::Context& me) { me.charge_work(1000); }, {.name = "child", .core = 1});
+        ctx.charge_work(1000);
+      }, ssr::RunOptions{.seed_core = 0});
+    });
+    EXPECT_EQ(machine.makespan(), stretch == 0 ? 1000u : 1500u) << "stretch " << stretch;
+  }
+}
+
+// The same work on the two cores of sim:2 with a speed spread of 0.2: core 0 takes the upper
+// quartile of the normal distribution (1 + 0.2 x 0.6745), core 1 the lower; a rate scales both.
+TEST(SimMachine, CoresSpreadInSpeedAndDeclaredWorkHasARate) {
+  proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .lock = 0,
+                         .assigner = 0, .wake = 0, .handler = 0, .handlers = {}, .work = {}};
+  costs.work.core_spread = 0.2;
+  costs.work.rate = 2.0;
+  for (const CoreId core : {CoreId{0}, CoreId{1}}) {
+    proto::SimMachine machine(sim(2, costs));
+    within(kRunLimit, "spread", [&] {
+      ssr::run(machine, [](ssr::Context& ctx) { ctx.charge_work(10000); }, ssr::RunOptions{.seed_core = core});
+    });
+    const double expected = 20000 * (core == 0 ? 1 + 0.2 * 0.6744897 : 1 - 0.2 * 0.6744897);
+    EXPECT_NEAR(static_cast<double>(machine.makespan()), expected, 1.0) << "core " << core;
+  }
+}
+
 TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
   proto::CostModel model = proto::CostModel::default_model();
   model.handlers["singleton end"] = 77;
+  model.work.rate = 1.75;
+  model.work.site_rates["apps/matmul/matmul.cpp:102"] = 13.5;
+  model.work.stretch_socket = 0.03;
+  model.work.core_spread = 0.17;
   const proto::CostModel again = proto::CostModel::parse(model.text(), "text");
   EXPECT_EQ(again.text(), model.text());
   EXPECT_EQ(again.handler_cost("singleton end"), 77u);
+  EXPECT_DOUBLE_EQ(again.work.rate_at("apps/matmul/matmul.cpp:102"), 13.5);
+  EXPECT_DOUBLE_EQ(again.work.rate_at("apps/matmul/matmul.cpp:111"), 1.75);
+  EXPECT_DOUBLE_EQ(again.work.stretch_socket, 0.03);
+  EXPECT_DOUBLE_EQ(again.work.core_spread, 0.17);
+  // A model without work lines says so by omitting them (models written before them read back).
+  EXPECT_EQ(proto::CostModel::default_model().text().find("work_rate"), std::string::npos);
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"switch 5", "m:1: expected 'key = value'"},
       {"# ok\nlock = -1", "m:2: lock: '-1' is not a whole number"},
       {"frobnicate = 3", "m:1: unknown key 'frobnicate'"},
       {"clock_hz = 0", "m:1: clock_hz: '0' is not a positive number"},
       {"\n\nassigner = 12x", "m:3: assigner: '12x'"},
-      {"= 4", "m:1: a key is missing"}};
+      {"= 4", "m:1: a key is missing"},
+      {"work_rate = 0", "m:1: work_rate: '0' is not a positive number"},
+      {"stretch.socket = -0.1", "m:1: stretch.socket: '-0.1' is not a non-negative number"},
+      {"core_spread = lots", "m:1: core_spread: 'lots'"},
+      {"work_rate.a.cpp:3 = x", "m:1: work_rate.a.cpp:3: 'x'"}};
   for (const auto& [text, message] : bad) {
     try {
       (void)proto::CostModel::parse(text, "m");

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "fit.h"
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
 #include "moirai/instrument/clock.h"
@@ -168,13 +169,17 @@ double lock_ns() {
 }  // namespace
 
 int main(int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    if (std::string_view(argv[i]) == "--fit") return calibrate::fit_main(argc, argv);
+  }
   std::int64_t rounds = 20000;
   std::string output;
   apps::Flags flags("moirai-calibrate",
                     "Measures the runtime's own costs on this machine's real cores (handlers, "
                     "assigner,\nswitch, communication, lock, wake-up) and writes them as a cost "
                     "model for --cost-model\n(docs/cost-model.md). Times are medians, in ns: "
-                    "ticks of a 1 GHz virtual clock.");
+                    "ticks of a 1 GHz virtual clock.\nWith --fit TRACE..., fits a machine model from "
+                    "traces of real runs instead (--fit --help).");
   flags.integer("rounds", rounds, 100, 10'000'000, "uses of each construct");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
   flags.parse_or_exit(argc, argv);
@@ -223,15 +228,7 @@ int main(int argc, char** argv) {
     std::cerr << "moirai-calibrate: host clock " << Clock::info().source << " at "
               << Clock::info().hz / 1e6 << " MHz, " << rounds << " rounds per construct"
               << (have_two ? "" : " (1 core only: wake is the default)") << '\n';
-    const std::string text = model.text();
-    if (output.empty()) {
-      std::cout << text;
-    } else {
-      std::ofstream out(output);
-      out << text;
-      if (!out) throw apps::FlagError("--output: cannot write " + output);
-      std::cerr << "moirai-calibrate: wrote " << output << '\n';
-    }
+    calibrate::write_model(model.text(), output);
     return 0;
   });
 }

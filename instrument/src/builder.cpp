@@ -134,6 +134,11 @@ void TraceBuilder::os_taken(std::uint32_t core, std::uint64_t unit, std::uint64_
   append(core, &r, sizeof r);
 }
 
+void TraceBuilder::declared_work(std::uint32_t core, std::uint64_t unit, std::uint64_t declared) {
+  const DeclaredWorkRecord r{static_cast<std::uint16_t>(RecordKind::declared_work), 0, 0, unit, declared};
+  append(core, &r, sizeof r);
+}
+
 void TraceBuilder::idle(std::uint32_t core, std::uint64_t begin, std::uint64_t end) {
   if (begin > end) throw std::invalid_argument("idle span ends before it begins");
   const SpanRecord s{static_cast<std::uint16_t>(RecordKind::idle), 0, 0, begin, end};

@@ -353,13 +353,7 @@ class Parser {
         case RecordKind::os_taken: {
           need(sizeof(OsTakenRecord));
           const auto record = load<OsTakenRecord>(payload + at);
-          last_unit_.resize(trace_.core_count, kNoUnit);
-          const std::size_t index = last_unit_[core];
-          if (index == kNoUnit || trace_.units[index].record.unit != record.unit) {
-            throw TraceError(here, "OS record for unit " + std::to_string(record.unit) +
-                                       ", which is not the unit recorded before it on core " + std::to_string(core));
-          }
-          Unit& unit = trace_.units[index];
+          Unit& unit = unit_before(here, core, record.unit, "OS record");
           if (record.taken > unit.record.end - unit.record.begin) {
             throw TraceError(here, "OS record says more was taken from unit " + std::to_string(record.unit) +
                                        " than its work span");
@@ -368,6 +362,13 @@ class Parser {
           unit.switches = record.switches;
           unit.migrations = record.migrations;
           at += sizeof(OsTakenRecord);
+          break;
+        }
+        case RecordKind::declared_work: {
+          need(sizeof(DeclaredWorkRecord));
+          const auto record = load<DeclaredWorkRecord>(payload + at);
+          unit_before(here, core, record.unit, "declared-work record").declared = record.declared;
+          at += sizeof(DeclaredWorkRecord);
           break;
         }
         case RecordKind::idle:
@@ -425,6 +426,18 @@ class Parser {
           throw TraceError(here, "unknown record kind " + std::to_string(static_cast<unsigned>(kind)));
       }
     }
+  }
+
+  // unit_before is the unit recorded last on `core`, which a record following it (`what`) names
+  // as `unit`; anything else is a corrupt trace.
+  Unit& unit_before(std::size_t here, std::uint16_t core, std::uint64_t unit, const char* what) {
+    last_unit_.resize(trace_.core_count, kNoUnit);
+    const std::size_t index = last_unit_[core];
+    if (index == kNoUnit || trace_.units[index].record.unit != unit) {
+      throw TraceError(here, std::string(what) + " for unit " + std::to_string(unit) +
+                                 ", which is not the unit recorded before it on core " + std::to_string(core));
+    }
+    return trace_.units[index];
   }
 
   Source& source_;

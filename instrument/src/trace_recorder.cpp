@@ -109,6 +109,7 @@ struct alignas(64) CoreRecorder {
   detail::OsTimeProbe os;             // what the OS took from each unit (real cores)
   detail::OsTaken os_taken;           // of the unit being built
   bool taken_pending = false;         // `os_taken` belongs to the unit being built
+  std::uint64_t declared = 0;         // work the unit being built declared (charge_work)
   int cpu = -1;                       // the CPU this core's thread ran on at its start
   bool moved = false;                 // ... and it ran elsewhere at its stop (not pinned)
   std::uint64_t thread_cpu_start = 0, thread_cpu_stop = 0, wall_start = 0, wall_stop = 0;
@@ -866,6 +867,7 @@ void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
     }
   }
   state.skipping = paused;
+  state.declared = 0;
   if (paused) return;
   fmt::UnitRecord& record = unit_of(state);
   record.kind = static_cast<std::uint16_t>(fmt::RecordKind::unit);
@@ -937,6 +939,12 @@ void TraceRecorder::handler_exit(CoreId core, ConstructKind /*kind*/, UnitId /*u
                              state.os_taken.migrations, 0};
     rec.append(core, &taken, sizeof taken);
   }
+  if (state.declared != 0) {
+    fmt::DeclaredWorkRecord declared{static_cast<std::uint16_t>(fmt::RecordKind::declared_work), 0, 0,
+                                     record.unit, state.declared};
+    rec.append(core, &declared, sizeof declared);
+    state.declared = 0;
+  }
   state.open_since = record.handler_end;  // the next decision starts where this handler ended
   record.end = 0;
   record.handler = 0;
@@ -984,6 +992,11 @@ void TraceRecorder::group_member(CoreId core, std::uint64_t group, std::uint16_t
   fmt::GroupRecord record{static_cast<std::uint16_t>(fmt::RecordKind::group), role, 0, group,
                           unit};
   impl_->append(core, &record, sizeof record);
+}
+
+void TraceRecorder::work_declared(CoreId core, std::uint64_t ticks) {
+  std::uint64_t& declared = impl_->cores[core].declared;
+  declared = ticks > UINT64_MAX - declared ? UINT64_MAX : declared + ticks;
 }
 
 void TraceRecorder::user_event(CoreId core, UnitId unit, const char* name, bool begin) {

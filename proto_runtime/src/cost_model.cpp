@@ -21,6 +21,19 @@ std::string_view trim(std::string_view text) {
 }
 
 constexpr std::string_view kHandlerPrefix = "handler.";
+constexpr std::string_view kWorkRatePrefix = "work_rate.";
+
+// parse_factor reads a non-negative real number (`positive`: above 0) or throws naming the key.
+double parse_factor(std::string_view key, std::string_view value, bool positive, const std::string& where) {
+  double x = 0;
+  const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), x);
+  if (value.empty() || error != std::errc{} || end != value.data() + value.size() || !std::isfinite(x) ||
+      x < 0 || (positive && x == 0)) {
+    throw ConfigError(where + std::string(key) + ": '" + std::string(value) + "' is not a " +
+                      (positive ? "positive" : "non-negative") + " number");
+  }
+  return x;
+}
 
 }  // namespace
 
@@ -30,12 +43,17 @@ CostModel CostModel::default_model() {
   // clock, i.e. nanoseconds. A language adds its own handlers' costs (ssr::cost_model for SSR);
   // `handler` is the dearest handler measured, for constructs with no line of their own.
   return CostModel{.clock_hz = 1e9, .switch_ticks = 15, .communication = 11, .lock = 1,
-                   .assigner = 8, .wake = 68, .handler = 42, .handlers = {}};
+                   .assigner = 8, .wake = 68, .handler = 42, .handlers = {}, .work = {}};
 }
 
 std::uint64_t CostModel::handler_cost(std::string_view construct) const {
   const auto found = handlers.find(construct);
   return found != handlers.end() ? found->second : handler;
+}
+
+double WorkModel::rate_at(std::string_view site) const {
+  const auto found = site_rates.find(site);
+  return found != site_rates.end() ? found->second : rate;
 }
 
 std::string CostModel::text() const {
@@ -50,6 +68,14 @@ std::string CostModel::text() const {
       << "wake = " << wake << '\n'
       << "handler = " << handler << '\n';
   for (const auto& [name, ticks] : handlers) out << kHandlerPrefix << name << " = " << ticks << '\n';
+  // The work lines only when they differ from "declared cycles are ticks", so models written
+  // before they existed read back the same.
+  out.precision(6);
+  if (work.rate != 1.0 || !work.site_rates.empty()) out << "work_rate = " << work.rate << '\n';
+  for (const auto& [site, rate] : work.site_rates) out << kWorkRatePrefix << site << " = " << rate << '\n';
+  if (work.stretch_machine != 0) out << "stretch.machine = " << work.stretch_machine << '\n';
+  if (work.stretch_socket != 0) out << "stretch.socket = " << work.stretch_socket << '\n';
+  if (work.core_spread != 0) out << "core_spread = " << work.core_spread << '\n';
   return out.str();
 }
 
@@ -75,14 +101,21 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
     const std::string_view value = trim(line.substr(equals + 1));
     if (key.empty()) throw ConfigError(where + "a key is missing before '='");
     if (key == "clock_hz") {
-      double hz = 0;
-      const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), hz);
-      if (value.empty() || error != std::errc{} || end != value.data() + value.size() ||
-          !std::isfinite(hz) || hz <= 0) {
-        throw ConfigError(where + "clock_hz: '" + std::string(value) +
-                          "' is not a positive number of ticks per second");
-      }
-      model.clock_hz = hz;
+      model.clock_hz = parse_factor(key, value, true, where);
+      continue;
+    }
+    if (key == "work_rate") {
+      model.work.rate = parse_factor(key, value, true, where);
+      continue;
+    }
+    if (key.starts_with(kWorkRatePrefix) && key.size() > kWorkRatePrefix.size()) {
+      model.work.site_rates[std::string(key.substr(kWorkRatePrefix.size()))] = parse_factor(key, value, true, where);
+      continue;
+    }
+    if (key == "stretch.machine" || key == "stretch.socket" || key == "core_spread") {
+      const double x = parse_factor(key, value, false, where);
+      (key == "stretch.machine" ? model.work.stretch_machine
+                                : key == "stretch.socket" ? model.work.stretch_socket : model.work.core_spread) = x;
       continue;
     }
     std::uint64_t ticks = 0;
@@ -108,7 +141,8 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
     } else {
       throw ConfigError(where + "unknown key '" + std::string(key) +
                         "' (expected clock_hz, switch, communication, lock, assigner, wake, "
-                        "handler or handler.<construct>)");
+                        "handler, handler.<construct>, work_rate, work_rate.<file:line>, "
+                        "stretch.machine, stretch.socket or core_spread)");
     }
   }
   return model;

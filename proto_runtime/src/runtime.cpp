@@ -84,6 +84,7 @@ struct Runtime::Impl final : detail::VpHost {
   ctx::fiber finish(VirtualProcessor& vp) override;
   void charge_work(VirtualProcessor& vp, std::uint64_t ticks) noexcept override {
     machine.charge_work(vp.last_core_, ticks);
+    if (kRecording && observer) observer->work_declared(vp.last_core_, ticks);
   }
   void mark_phase(VirtualProcessor& vp, const char* name, bool begin) override {
     if (kRecording && observer) observer->user_event(vp.last_core_, vp.unit_, name, begin);

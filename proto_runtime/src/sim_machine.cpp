@@ -8,6 +8,8 @@
 #include <cmath>
 #include <exception>
 #include <functional>
+#include <numeric>
+#include <unordered_map>
 #include <queue>
 #include <sstream>
 #include <stdexcept>
@@ -61,6 +63,43 @@ struct CoreStack {
   void deallocate(ctx::stack_context& stack) noexcept { inner.deallocate(stack); }
 };
 
+// normal_quantile is the standard normal distribution's inverse at p in (0, 1) (Acklam's rational
+// approximation, relative error below 1.2e-9): where the cores' speeds are spread.
+double normal_quantile(double p) {
+  static constexpr double a[] = {-3.969683028665376e+01, 2.209460984245205e+02, -2.759285104469687e+02,
+                                 1.383577518672690e+02, -3.066479806614716e+01, 2.506628277459239e+00};
+  static constexpr double b[] = {-5.447609879822406e+01, 1.615858368580409e+02, -1.556989798598866e+02,
+                                 6.680131188771972e+01, -1.328068155288572e+01};
+  static constexpr double c[] = {-7.784894002430293e-03, -3.223964580411365e-01, -2.400758277161838e+00,
+                                 -2.549732539343734e+00, 4.374664141464968e+00, 2.938163982698783e+00};
+  static constexpr double d[] = {7.784695709041462e-03, 3.224671290700398e-01, 2.445134137142996e+00,
+                                 3.754408661907416e+00};
+  const auto tail = [&](double q) {
+    return (((((c[0] * q + c[1]) * q + c[2]) * q + c[3]) * q + c[4]) * q + c[5]) /
+           ((((d[0] * q + d[1]) * q + d[2]) * q + d[3]) * q + 1);
+  };
+  if (p < 0.02425) return tail(std::sqrt(-2 * std::log(p)));
+  if (p > 1 - 0.02425) return -tail(std::sqrt(-2 * std::log(1 - p)));
+  const double q = p - 0.5;
+  const double r = q * q;
+  return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q /
+         (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
+}
+
+// core_speed is how much longer core `k` of `n` takes for the same work when the cores' speeds
+// vary by `spread` (a coefficient of variation): the cores take the n quantiles of a normal
+// distribution, scattered over the core ids. Core 0, where a program's first VP (often its
+// serial part) runs, takes the median one, so the spread moves the parallel part, not the
+// serial one, one way or the other. Never below a tenth.
+double core_speed(std::size_t k, std::size_t n, double spread) {
+  if (spread == 0 || n < 2) return 1.0;
+  std::size_t step = (n * 5 + 7) / 8;  // about 0.618 n, made coprime to n
+  while (std::gcd(step, n) != 1) ++step;
+  const std::size_t slot = (k * step + n / 2) % n;
+  const double p = (static_cast<double>(slot) + 0.5) / static_cast<double>(n);
+  return std::max(0.1, 1.0 + spread * normal_quantile(p));
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------------------------
@@ -108,6 +147,12 @@ struct VirtualCore {
   std::uint64_t host_begin = 0;      // host ns when the running unit started (measured work)
   bool in_unit = false;
   State state = State::runnable;
+  std::uint64_t ticket = 0;          // only the queue entry with this ticket is live
+  double speed = 1.0;                // its work lasts this many times the model's (core_spread)
+  std::size_t socket = 0;
+  bool working = false;              // its unit's work is being shared out in virtual time
+  double target = 0;                 // ... and ends when its socket's work clock reaches this
+  std::uint64_t work_end = 0;        // ... which is at this virtual time, as things stand
   ctx::fiber suspended;              // this core's continuation while another core runs
   const void* stack_bottom = nullptr;  // ASan: the stack it is suspended on
   std::size_t stack_size = 0;
@@ -129,9 +174,47 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   std::uint64_t lock_free_at = kOrigin;
   CoreId lock_holder = 0;
 
-  // The event queue: runnable cores that yielded, earliest (time, id) first.
-  using Entry = std::pair<std::uint64_t, CoreId>;
+  // The event queue: runnable cores that yielded, earliest (time, id) first; an entry whose
+  // ticket is no longer its core's was superseded (a working core's end moved).
+  struct Entry {
+    std::uint64_t at;
+    CoreId core;
+    std::uint64_t ticket;
+    bool operator>(const Entry& other) const noexcept {
+      return at != other.at ? at > other.at : core > other.core;
+    }
+    bool before(std::uint64_t time, CoreId id) const noexcept {
+      return at != time ? at < time : core < id;
+    }
+  };
   std::priority_queue<Entry, std::vector<Entry>, std::greater<>> queue;
+  void push(CoreId core, std::uint64_t at) { queue.push({at, core, ++cores[core].ticket}); }
+  // live_top drops superseded entries and tells whether a live one is left.
+  bool live_top() {
+    while (!queue.empty() && queue.top().ticket != cores[queue.top().core].ticket) queue.pop();
+    return !queue.empty();
+  }
+
+  // Shared work: each socket's work clock advances at 1 / stretch while its cores are busy, and
+  // a working core's unit ends when its socket's clock reaches the unit's target.
+  struct WorkClock {
+    double work = 0;             // work done by one unit alone since the run began, in ticks
+    std::uint64_t at = kOrigin;  // virtual time of `work`
+    std::size_t busy = 0;        // cores of the socket in a unit
+  };
+  bool sharing = false;  // the model stretches work (CostModel::stretches)
+  std::vector<WorkClock> clocks;
+  std::size_t busy = 0;  // cores in a unit, machine-wide
+  double stretch(const WorkClock& socket) const noexcept {
+    return 1.0 + config.costs.work.stretch_machine * static_cast<double>(busy > 0 ? busy - 1 : 0) +
+           config.costs.work.stretch_socket * static_cast<double>(socket.busy > 0 ? socket.busy - 1 : 0);
+  }
+  void advance_work(std::uint64_t to);
+  void requeue_working();
+  // Declared work's rate by ending call site (the model's work_rate.<file:line> lines).
+  std::unordered_map<const char*, std::unordered_map<std::uint32_t, double>> site_rates;
+  double rate_at(const CallSite& site);
+  std::uint64_t unit_work(VirtualCore& c, const CallSite& site);
   CoreScheduler* scheduler = nullptr;
   CoreId current = 0;
   bool driving = false;
@@ -194,6 +277,9 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void user_event(CoreId core, UnitId unit, const char* name, bool begin) override {
     if (user) user->user_event(core, unit, name, begin);
   }
+  void work_declared(CoreId core, std::uint64_t ticks) override {
+    if (user) user->work_declared(core, ticks);
+  }
   void group_defined(CoreId core, std::uint64_t group, ConstructKind kind,
                      const std::string& name) override {
     if (user) user->group_defined(core, group, kind, name);
@@ -204,6 +290,14 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void unit_begin(CoreId core, VpId vp, UnitId unit) override {
     VirtualCore& c = cores[core];
     c.clock += config.costs.switch_ticks;
+    if (sharing) {
+      // The unit slows the others down from its begin on: every earlier step goes first.
+      reschedule(core, c.clock);
+      advance_work(c.clock);
+      ++busy;
+      ++clocks[c.socket].busy;
+      requeue_working();
+    }
     if (user) user->unit_begin(core, vp, unit);
     c.charged = 0;
     c.in_unit = true;
@@ -212,7 +306,23 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void unit_end(CoreId core, VpId vp, UnitId unit, ConstructKind ended_by,
                 const CallSite& site) override {
     VirtualCore& c = cores[core];
-    c.clock += config.work == SimWork::declared ? c.charged : measured_since(c.host_begin);
+    const std::uint64_t work = unit_work(c, site);
+    if (!sharing) {
+      c.clock += work;
+    } else {
+      // The work is shared out in virtual time: the core waits, suspended, until its socket's
+      // work clock has done it, while the other cores' begins and ends change the pace.
+      c.working = true;
+      c.target = clocks[c.socket].work + static_cast<double>(work);
+      requeue_working();
+      to_main(c);
+      c.clock = std::max(c.clock, c.work_end);
+      c.working = false;
+      advance_work(c.clock);
+      --busy;
+      --clocks[c.socket].busy;
+      requeue_working();
+    }
     c.in_unit = false;
     ++units;
     if (user) user->unit_end(core, vp, unit, ended_by, site);
@@ -256,6 +366,49 @@ void SimMachine::Impl::acquire(CoreId core) {
   c.clock += config.costs.lock;
 }
 
+void SimMachine::Impl::advance_work(std::uint64_t to) {
+  for (WorkClock& socket : clocks) {
+    if (to <= socket.at) continue;
+    if (socket.busy > 0) socket.work += static_cast<double>(to - socket.at) / stretch(socket);
+    socket.at = to;
+  }
+}
+
+// requeue_working moves every working core's end to where the current pace puts it.
+void SimMachine::Impl::requeue_working() {
+  for (std::size_t k = 0; k < cores.size(); ++k) {
+    VirtualCore& c = cores[k];
+    if (!c.working) continue;
+    const WorkClock& socket = clocks[c.socket];
+    const double left = std::max(0.0, c.target - socket.work);
+    c.work_end = socket.at + static_cast<std::uint64_t>(std::ceil(left * stretch(socket)));
+    push(static_cast<CoreId>(k), c.work_end);
+  }
+}
+
+double SimMachine::Impl::rate_at(const CallSite& site) {
+  if (config.costs.work.site_rates.empty()) return config.costs.work.rate;
+  auto& by_line = site_rates[site.file];
+  const auto found = by_line.find(site.line);
+  if (found != by_line.end()) return found->second;
+  const double rate = config.costs.work.rate_at(std::string(site.file) + ":" + std::to_string(site.line));
+  by_line.emplace(site.line, rate);
+  return rate;
+}
+
+// unit_work is the unit's virtual duration alone on its core: its declared work at its site's
+// rate, or its host time, times the core's speed.
+std::uint64_t SimMachine::Impl::unit_work(VirtualCore& c, const CallSite& site) {
+  if (config.work == SimWork::measured) {
+    const std::uint64_t measured = measured_since(c.host_begin);
+    return c.speed == 1.0 ? measured : static_cast<std::uint64_t>(std::llround(static_cast<double>(measured) * c.speed));
+  }
+  const double scale = rate_at(site) * c.speed;
+  if (scale == 1.0) return c.charged;
+  const double ticks = static_cast<double>(c.charged) * scale;
+  return ticks >= 1.8e19 ? UINT64_MAX : static_cast<std::uint64_t>(std::llround(ticks));
+}
+
 std::vector<std::pair<std::string, std::string>> SimMachine::Impl::header() const {
   const SimTopology& t = config.topology;
   std::string costs = config.costs.text();
@@ -287,15 +440,15 @@ void SimMachine::Impl::to_main(VirtualCore& self) {
 // reschedule lets the core go on at virtual time `at` if no other core is earlier; otherwise it
 // queues the core and lets the earliest one run.
 void SimMachine::Impl::reschedule(CoreId core, std::uint64_t at) {
-  if (queue.empty() || Entry{at, core} < queue.top()) return;
-  queue.push({at, core});
+  if (!live_top() || !queue.top().before(at, core)) return;
+  push(core, at);
   to_main(cores[core]);
 }
 
 void SimMachine::Impl::wake(VirtualCore& core, std::uint64_t at) {
   core.clock = std::max(core.clock, at) + config.costs.wake;
   core.state = VirtualCore::State::runnable;
-  queue.push({core.clock, static_cast<CoreId>(&core - cores.data())});
+  push(static_cast<CoreId>(&core - cores.data()), core.clock);
 }
 
 // core_body is a virtual core's own loop: the scheduler step until the run is over; an idle
@@ -393,7 +546,15 @@ void SimMachine::drive(CoreScheduler& scheduler) {
   sim.units = 0;
   sim.lock_free_at = kOrigin;
   sim.lock_holder = 0;
-  for (VirtualCore& core : sim.cores) core = VirtualCore{};  // each run starts at the origin
+  const SimTopology& shape = sim.config.topology;
+  sim.sharing = sim.config.costs.work.stretches();
+  sim.clocks.assign(shape.sockets, Impl::WorkClock{});
+  sim.busy = 0;
+  for (std::size_t k = 0; k < sim.cores.size(); ++k) {  // each run starts at the origin
+    sim.cores[k] = VirtualCore{};
+    sim.cores[k].socket = k / shape.cores_per_socket;
+    sim.cores[k].speed = core_speed(k, sim.cores.size(), sim.config.costs.work.core_spread);
+  }
   for (std::size_t k = 0; k < sim.cores.size(); ++k) {
     VirtualCore& core = sim.cores[k];
     const auto id = static_cast<CoreId>(k);
@@ -408,10 +569,10 @@ void SimMachine::drive(CoreScheduler& scheduler) {
                                 });
     core.stack_bottom = static_cast<const char*>(stack.sp) - stack.size;
     core.stack_size = stack.size;
-    sim.queue.push({core.clock, id});
+    sim.push(id, core.clock);
   }
-  while (!sim.queue.empty()) {
-    const auto [at, id] = sim.queue.top();
+  while (sim.live_top()) {
+    const CoreId id = sim.queue.top().core;
     sim.queue.pop();
     VirtualCore& core = sim.cores[id];
     sim.current = id;

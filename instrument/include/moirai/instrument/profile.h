@@ -67,6 +67,7 @@ class ObserverTee final : public RuntimeObserver {
   void group_defined(CoreId c, std::uint64_t g, ConstructKind k, const std::string& n) override { a_.group_defined(c, g, k, n); b_.group_defined(c, g, k, n); }
   void group_member(CoreId c, std::uint64_t g, std::uint16_t r, UnitId u) override { a_.group_member(c, g, r, u); b_.group_member(c, g, r, u); }
   void user_event(CoreId c, UnitId u, const char* n, bool b) override { a_.user_event(c, u, n, b); b_.user_event(c, u, n, b); }
+  void work_declared(CoreId c, std::uint64_t t) override { a_.work_declared(c, t); b_.work_declared(c, t); }
 
  private:
   RuntimeObserver& a_;

@@ -43,6 +43,9 @@ class RuntimeObserver {
   // user_event marks the begin (or end) of an application phase `name` (a string with static
   // storage) inside `unit`, on the core animating it.
   virtual void user_event(CoreId /*core*/, UnitId /*unit*/, const char* /*name*/, bool /*begin*/) {}
+  // work_declared says that the unit running on `core` declared `ticks` more of its own work
+  // (charge_work): real-core traces keep it beside the measured work, to fit a machine model.
+  virtual void work_declared(CoreId /*core*/, std::uint64_t /*ticks*/) {}
   // group_member puts `unit` into the group of possible partners `group` (named once by
   // group_defined) in `role`, for non-deterministic constructs.
   virtual void group_defined(CoreId /*core*/, std::uint64_t /*group*/, ConstructKind /*kind*/,

@@ -89,6 +89,7 @@ class TraceRecorder final : public RuntimeObserver {
                      const std::string& name) override;
   void group_member(CoreId core, std::uint64_t group, std::uint16_t role, UnitId unit) override;
   void user_event(CoreId core, UnitId unit, const char* name, bool begin) override;
+  void work_declared(CoreId core, std::uint64_t ticks) override;
 
  private:
   struct Impl;

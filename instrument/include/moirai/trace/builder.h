@@ -60,6 +60,9 @@ class TraceBuilder {
   // `core`, with its involuntary switches and migrations.
   void os_taken(std::uint32_t core, std::uint64_t unit, std::uint64_t taken, std::uint32_t switches = 1,
                 std::uint32_t migrations = 0);
+  // declared_work says the program declared `declared` cycles of work for `unit`, the unit just
+  // added on `core`.
+  void declared_work(std::uint32_t core, std::uint64_t unit, std::uint64_t declared);
   // idle adds an idle span on `core`.
   void idle(std::uint32_t core, std::uint64_t begin, std::uint64_t end);
   // constraint records on `core` that unit `from`'s construct call freed unit `to`.

@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 3 (readers also read versions 1 and 2). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.1 (readers also read versions 1 and 2). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -16,7 +16,7 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 0;
+inline constexpr std::uint16_t kVersionMinor = 1;  // 3.1: declared_work records
 // kChunkMagic opens every chunk, so a reader can tell a cut file from garbage.
 inline constexpr std::uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 // kNoCore is the chunk core of chunks that belong to no core.
@@ -68,6 +68,7 @@ enum class RecordKind : std::uint16_t {
   paused = 7,       // SpanRecord: recording was paused on this core
   lock_handoff = 8, // LockHandoffRecord: this core waited for the runtime lock another released
   os_taken = 9,     // OsTakenRecord: the OS took time from the unit recorded just before it
+  declared_work = 10,  // DeclaredWorkRecord: the work the unit recorded just before declared (3.1)
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
@@ -157,6 +158,18 @@ struct OsTakenRecord {
   std::uint32_t reserved32;
 };
 static_assert(sizeof(OsTakenRecord) == 32);
+
+// DeclaredWorkRecord follows the unit record of `unit` on the same core (after its OsTakenRecord,
+// if any) when the program declared the unit's work (charge_work): the cycles it declared, so a
+// machine model can be fitted from measured against declared work (moirai-calibrate --fit).
+struct DeclaredWorkRecord {
+  std::uint16_t kind;  // RecordKind::declared_work
+  std::uint16_t reserved16;
+  std::uint32_t reserved32;
+  std::uint64_t unit;      // the unit recorded just before, on this core
+  std::uint64_t declared;  // the sum of the unit's charge_work calls
+};
+static_assert(sizeof(DeclaredWorkRecord) == 24);
 
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {

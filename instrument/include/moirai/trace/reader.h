@@ -35,6 +35,9 @@ struct Unit {
   std::uint64_t taken = 0;
   std::uint32_t switches = 0;
   std::uint32_t migrations = 0;
+  // The work the program declared for the unit (charge_work), in its own cycles; 0 where it
+  // declared none or the trace predates format 3.1.
+  std::uint64_t declared = 0;
   // work is the unit's work span less what the OS took from it.
   std::uint64_t work() const noexcept {
     const std::uint64_t span = record.end - record.begin;

@@ -8,6 +8,24 @@
 
 namespace moirai::proto {
 
+// WorkModel says how declared work (charge_work) becomes virtual time; `moirai-calibrate --fit`
+// fits it from real runs. A unit that declared d cycles on core k lasts d x rate x speed_k ticks
+// alone, where the cores' speeds spread by `core_spread`, and longer while other cores are busy:
+// its work advances at 1 / (1 + stretch_machine x (other busy cores) + stretch_socket x (other
+// busy cores of its socket)).
+struct WorkModel {
+  double rate = 1.0;                                      // ticks per declared cycle
+  std::map<std::string, double, std::less<>> site_rates;  // by the unit's ending site "file:line"
+  double stretch_machine = 0;  // per other busy core anywhere
+  double stretch_socket = 0;   // per other busy core in the same socket
+  double core_spread = 0;      // coefficient of variation of the cores' speeds (0: all alike)
+
+  // rate_at is the rate of declared work of a unit ending at `site` ("file:line").
+  double rate_at(std::string_view site) const;
+  // stretches says whether busy cores slow each other's work down.
+  bool stretches() const noexcept { return stretch_machine > 0 || stretch_socket > 0; }
+};
+
 // CostModel holds the virtual cost of each runtime step (docs/cost-model.md). The defaults were
 // calibrated on the real runtime by `moirai-calibrate` (see default_model).
 struct CostModel {
@@ -19,6 +37,8 @@ struct CostModel {
   std::uint64_t wake = 0;              // work made ready for an idle core -> that core looks
   std::uint64_t handler = 0;           // a request handler of any construct not named below
   std::map<std::string, std::uint64_t, std::less<>> handlers;  // per construct display name
+
+  WorkModel work;  // how declared work becomes virtual time
 
   // handler_cost is what the handler of the construct named `construct` costs.
   std::uint64_t handler_cost(std::string_view construct) const;

@@ -1,0 +1,38 @@
+// Fitting a machine model from traces of real runs (moirai-calibrate --fit, docs/cost-model.md).
+#pragma once
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include "moirai/proto_runtime/cost_model.h"
+
+namespace moirai::calibrate {
+
+// FitOptions names the real-run traces to fit and how to get declared work for traces that
+// predate its recording.
+struct FitOptions {
+  std::vector<std::string> traces;
+  // Where a trace's command line is re-run on the simulated machine to learn each unit's
+  // declared work (traces older than format 3.1); relative program paths start here.
+  std::string rerun_dir = ".";
+  std::string scratch_dir;       // where the re-runs' traces go (default: a temporary directory)
+  proto::CostModel base;         // values the traces cannot show (switch, lock) come from here
+};
+
+// fit_model fits the work model (rate per call site, stretch with busy cores, the cores' speed
+// spread) and the runtime's costs the traces show (handlers, communication, assigner, wake-up)
+// and returns the model, after writing what it found to `log`. Throws std::runtime_error naming
+// the trace and the problem (unreadable, a simulated run, a program that declares no work, a
+// re-run whose VPs or units do not pair with the real run's).
+proto::CostModel fit_model(const FitOptions& options, std::ostream& log);
+
+// write_model writes a model's text to `output`, or to standard output when it is empty
+// (apps::FlagError when the file cannot be written).
+void write_model(const std::string& text, const std::string& output);
+
+// fit_main is `moirai-calibrate --fit TRACE... [--output FILE] [--rerun-dir DIR]`: the process
+// exit code (0 written, 2 bad input).
+int fit_main(int argc, char** argv);
+
+}  // namespace moirai::calibrate

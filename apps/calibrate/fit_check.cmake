@@ -1,0 +1,18 @@
+# Fits a model from one real matmul trace and checks it holds the fitted work lines:
+# cmake -DCALIBRATE=... -DTRACE=... -DMODEL=... -P fit_check.cmake
+execute_process(COMMAND ${CALIBRATE} --fit ${TRACE} --output ${MODEL} RESULT_VARIABLE rc ERROR_VARIABLE log)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "moirai-calibrate --fit exited ${rc}:\n${log}")
+endif()
+if(NOT log MATCHES "declared work recorded")
+  message(FATAL_ERROR "the trace's own declared work was not used (format 3.1 records it):\n${log}")
+endif()
+file(READ ${MODEL} model)
+foreach(key "work_rate = " "handler.create_vp = " "wake = ")
+  if(NOT model MATCHES "\n${key}[0-9]")
+    message(FATAL_ERROR "the fitted model has no '${key}' line:\n${model}")
+  endif()
+endforeach()
+if(NOT model MATCHES "work_rate.apps/matmul/matmul.cpp:[0-9]+ = ")
+  message(FATAL_ERROR "the fitted model has no rate of its own for the copy-transpose singleton:\n${model}")
+endif()
