@@ -52,10 +52,19 @@ void pairs_ping_pong(ssr::Context& ctx) {
 void BM_SimDeclaredUnits(benchmark::State& state) {
   const auto cores = static_cast<std::size_t>(state.range(0));
   const bool traced = state.range(1) != 0;
+  const bool stretched = state.range(2) != 0;
+  // With a fitted work model (the reference machine's shape), every unit's begin and end re-paces
+  // the busy cores' work (processor sharing) instead of adding to one clock.
+  proto::CostModel costs = proto::CostModel::default_model();
+  if (stretched) {
+    costs.work.rate = 1.8;
+    costs.work.stretch_socket = 0.03;
+    costs.work.core_spread = 0.17;
+  }
   double seconds = 0;
   double units = 0;
   for (auto _ : state) {
-    proto::SimMachine machine(proto::SimConfig{.topology = {1, cores}});
+    proto::SimMachine machine(proto::SimConfig{.topology = {1, cores}, .work = proto::SimWork::declared, .factor = 1.0, .costs = costs});
     const std::string path = "/tmp/moirai_sim_bench_" + std::to_string(::getpid()) + ".mtrace";
     std::unique_ptr<instrument::TraceRecorder> recorder;
     ssr::RunOptions options;
@@ -76,11 +85,12 @@ void BM_SimDeclaredUnits(benchmark::State& state) {
   }
   state.counters["units"] = benchmark::Counter(units / static_cast<double>(state.iterations()));
   state.counters["units_per_s"] = benchmark::Counter(units / seconds);
-  state.SetLabel(traced ? "traced" : "no observer");
+  state.SetLabel(std::string(traced ? "traced" : "no observer") + (stretched ? ", fitted work model" : ""));
 }
 BENCHMARK(BM_SimDeclaredUnits)
-    ->ArgNames({"cores", "traced"})
-    ->Args({2, 0})->Args({40, 0})->Args({1024, 0})->Args({40, 1})
+    ->ArgNames({"cores", "traced", "stretched"})
+    ->Args({2, 0, 0})->Args({40, 0, 0})->Args({1024, 0, 0})->Args({40, 1, 0})
+    ->Args({40, 0, 1})->Args({1024, 0, 1})
     ->UseManualTime()->Unit(benchmark::kMillisecond)->Iterations(3);
 
 }  // namespace
