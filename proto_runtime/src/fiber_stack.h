@@ -8,6 +8,7 @@
 #include <mutex>
 #include <vector>
 
+#include "runtime_lock.h"
 #include "sanitizer_fiber.h"
 
 namespace moirai::proto::detail {
@@ -15,10 +16,11 @@ namespace moirai::proto::detail {
 // StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
 // fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) per VP, which
 // dominates creating and ending short-lived VPs. Stacks return from whichever core ran the VP's
-// last unit, outside the runtime lock, hence the mutex (uncontended in practice).
+// last unit, outside the runtime lock, while the creating core takes them: a spin lock around a
+// few loads and stores, since a contended std::mutex costs a futex call on each side.
 class StackPool {
  public:
-  explicit StackPool(std::size_t size) : size_(size) {}
+  explicit StackPool(std::size_t size) : size_(size) { kept_.reserve(kKept); }
   ~StackPool() {
     for (boost::context::stack_context& stack : kept_) allocator().deallocate(stack);
   }
@@ -30,7 +32,7 @@ class StackPool {
 
   boost::context::stack_context take() {
     {
-      std::lock_guard<std::mutex> hold(mutex_);
+      std::lock_guard<RuntimeLock> hold(lock_);
       if (!kept_.empty()) {
         boost::context::stack_context stack = kept_.back();
         kept_.pop_back();
@@ -44,7 +46,7 @@ class StackPool {
     // ASan leaves the redzones of the frames that last ran here poisoned; a new VP starts clean.
     SanitizerFiber::forget_stack(static_cast<char*>(stack.sp) - stack.size, stack.size);
     {
-      std::lock_guard<std::mutex> hold(mutex_);
+      std::lock_guard<RuntimeLock> hold(lock_);
       if (kept_.size() < kKept) {
         kept_.push_back(stack);
         return;
@@ -58,25 +60,21 @@ class StackPool {
   boost::context::protected_fixedsize_stack allocator() const { return {size_}; }
 
   std::size_t size_;
-  std::mutex mutex_;
+  RuntimeLock lock_;
   std::vector<boost::context::stack_context> kept_;
 };
 
-// GuardedStack is the StackAllocator a VP's fiber is created with: a protected_fixedsize_stack
-// (a PROT_NONE page below the stack, so an overflow faults instead of corrupting memory), taken
-// from the pool when it has the right size, and reporting where it lives for ASan.
+// GuardedStack hands out the stack a VP lives on: a protected_fixedsize_stack (a PROT_NONE page
+// below the stack, so an overflow faults instead of corrupting memory), taken from the pool when
+// it has the right size. The VP's own object sits at the top of that stack (VirtualProcessor::
+// make), so the stack goes back only once the object is destroyed, not when the fiber ends.
 class GuardedStack {
  public:
-  GuardedStack(StackPool* pool, std::size_t size, boost::context::stack_context* placed) noexcept
-      : pool_(pool != nullptr && pool->size() == size ? pool : nullptr),
-        size_(size),
-        placed_(placed) {}
+  GuardedStack(StackPool* pool, std::size_t size) noexcept
+      : pool_(pool != nullptr && pool->size() == size ? pool : nullptr), size_(size) {}
 
   boost::context::stack_context allocate() {
-    boost::context::stack_context stack =
-        pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
-    *placed_ = stack;
-    return stack;
+    return pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
   }
   void deallocate(boost::context::stack_context& stack) noexcept {
     if (pool_ != nullptr) {
@@ -89,7 +87,6 @@ class GuardedStack {
  private:
   StackPool* pool_;
   std::size_t size_;
-  boost::context::stack_context* placed_;
 };
 
 }  // namespace moirai::proto::detail

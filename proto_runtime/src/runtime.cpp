@@ -49,9 +49,11 @@ struct Runtime::Impl final : detail::VpHost {
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
         observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
         cores(m.core_count() + 1), stacks(c.default_stack_size) {
+
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
 
+  // Set at construction and only read afterwards, by every core: kept off the lines that move.
   Runtime* owner;
   Machine& machine;
   LanguagePlugin& language;
@@ -60,23 +62,27 @@ struct Runtime::Impl final : detail::VpHost {
   instrument::RuntimeObserver* observer;
   std::size_t core_count;
   bool direct;  // VPs switch straight to the next VP on their core
+  bool ran = false;
   // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
-  detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
-  bool ran = false;
 
-  detail::RuntimeLock lock;
-  // Everything below is guarded by `lock`.
+  // The lock and what every construct updates under it share one cache line, so the core that
+  // takes the lock after another one pulls one line for all of them.
+  alignas(64) detail::RuntimeLock lock;
+  bool stopping = false;
   CoreId lock_holder = 0;  // the core holding (or that last held) the lock
-  std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
-  VpId next_vp = 1;
   UnitId next_unit = 1;
   std::size_t ready = 0;    // made ready, not yet handed to a core by the assigner
   std::size_t running = 0;  // handed to a core, request not yet handled
-  std::uint64_t next_match = 1;
-  bool stopping = false;
-  std::exception_ptr failure;
   RunStats stats;
+  std::uint64_t next_match = 1;
+  // Also guarded by `lock`, touched at creation and end only.
+  std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
+  VpId next_vp = 1;
+  std::exception_ptr failure;
+
+  // Taken from and given back to outside the lock, on any core: its own lines.
+  alignas(64) detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
 
   // VpHost
   void arrived(ExecContext& self, ctx::fiber&& from) override;
@@ -134,7 +140,7 @@ void Runtime::Impl::arrived(ExecContext& self, ctx::fiber&& from) {
     previous->parked.store(true, std::memory_order_release);
   }
   if (here.ended != nullptr) {  // its stack is gone now, so the VP can go too
-    delete here.ended;
+    VirtualProcessor::destroy(here.ended);
     here.ended = nullptr;
   }
 }
@@ -300,8 +306,8 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
     }
     if (vp.error_) stopping = true;
     unlink(vp);
+    if (live.empty()) stopping = true;
   }
-  if (live.empty()) stopping = true;
   if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
   if (stopping) cores[core].to_wake.push_back(kAnyCore);
 }
@@ -327,8 +333,8 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
   try {
-    vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
-                              std::move(fn));
+    vp = VirtualProcessor::make(id, std::move(name), site, options.core, this, &stacks, stack,
+                                std::move(fn));
   } catch (const std::bad_alloc&) {
     throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
   }
