@@ -3,6 +3,7 @@
 #pragma once
 
 #include <boost/context/protected_fixedsize_stack.hpp>
+#include <algorithm>
 #include <boost/context/stack_context.hpp>
 #include <cstddef>
 #include <mutex>
@@ -13,14 +14,20 @@
 
 namespace moirai::proto::detail {
 
-// StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
-// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) per VP, which
-// dominates creating and ending short-lived VPs. Stacks return from whichever core ran the VP's
-// last unit, outside the runtime lock, while the creating core takes them: a spin lock around a
-// few loads and stores, since a contended std::mutex costs a futex call on each side.
-class StackPool {
+// StackPool keeps up to 64 MiB of stacks of one size that ended VPs gave back, because mapping a
+// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) and a page fault per
+// VP, which dominates creating and ending short-lived VPs. Stacks return from whichever core ran
+// the VP's last unit, outside the runtime lock, while the creating core takes them: a spin lock
+// around a few loads and stores, since a contended std::mutex costs a futex call on each side.
+class alignas(64) StackPool {
  public:
-  explicit StackPool(std::size_t size) : size_(size) { kept_.reserve(kKept); }
+  explicit StackPool(std::size_t size)
+      : size_(size), kept_limit_(std::max<std::size_t>(16, kKeptBytes / size)) {
+    kept_.reserve(kept_limit_);
+  }
+  // shared is the process's pool for `size`: like glibc's cache of thread stacks, it outlives
+  // runs, so a program that runs the runtime again (or many times) maps no stack twice.
+  static StackPool& shared(std::size_t size);
   ~StackPool() {
     for (boost::context::stack_context& stack : kept_) allocator().deallocate(stack);
   }
@@ -47,7 +54,7 @@ class StackPool {
     SanitizerFiber::forget_stack(static_cast<char*>(stack.sp) - stack.size, stack.size);
     {
       std::lock_guard<RuntimeLock> hold(lock_);
-      if (kept_.size() < kKept) {
+      if (kept_.size() < kept_limit_) {
         kept_.push_back(stack);
         return;
       }
@@ -56,10 +63,11 @@ class StackPool {
   }
 
  private:
-  static constexpr std::size_t kKept = 64;
+  static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
   boost::context::protected_fixedsize_stack allocator() const { return {size_}; }
 
   std::size_t size_;
+  std::size_t kept_limit_;
   RuntimeLock lock_;
   std::vector<boost::context::stack_context> kept_;
 };

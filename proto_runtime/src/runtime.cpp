@@ -48,7 +48,8 @@ struct Runtime::Impl final : detail::VpHost {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
         observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
-        cores(m.core_count() + 1), stacks(c.default_stack_size) {
+        cores(m.core_count() + 1), stacks(&detail::StackPool::shared(c.default_stack_size)),
+        asleep(m.core_count(), 0) {
 
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
@@ -65,6 +66,7 @@ struct Runtime::Impl final : detail::VpHost {
   bool ran = false;
   // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
+  detail::StackPool* stacks;  // the process's pool for the default stack size
 
   // The lock and what every construct updates under it share one cache line, so the core that
   // takes the lock after another one pulls one line for all of them.
@@ -76,13 +78,14 @@ struct Runtime::Impl final : detail::VpHost {
   std::size_t running = 0;  // handed to a core, request not yet handled
   RunStats stats;
   std::uint64_t next_match = 1;
-  // Also guarded by `lock`, touched at creation and end only.
+  // Also guarded by `lock`.
+  // asleep[k]: core k found nothing under the lock and has not taken it since, so only a wake-up
+  // brings it back. Work for any other core needs none (it asks the assigner before it idles),
+  // and the first wake-up claims the core: notify_work's store moves a cache line to a busy core.
+  std::vector<char> asleep;
   std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
   VpId next_vp = 1;
   std::exception_ptr failure;
-
-  // Taken from and given back to outside the lock, on any core: its own lines.
-  alignas(64) detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
 
   // VpHost
   void arrived(ExecContext& self, ctx::fiber&& from) override;
@@ -179,6 +182,7 @@ VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
   if (stopping || !direct) return nullptr;
   VirtualProcessor* next = assign(core);
   if (next == nullptr) {
+    asleep[core] = 1;
     cores[core].idle = true;
     if (kRecording && observer) observer->idle_begin(core);
   }
@@ -209,6 +213,7 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
+  rt.asleep[core] = vp == nullptr ? 1 : 0;
   rt.lock.unlock();
   rt.wake_after_unlock(core);
   if (vp == nullptr) {
@@ -333,7 +338,7 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
   try {
-    vp = VirtualProcessor::make(id, std::move(name), site, options.core, this, &stacks, stack,
+    vp = VirtualProcessor::make(id, std::move(name), site, options.core, this, stacks, stack,
                                 std::move(fn));
   } catch (const std::bad_alloc&) {
     throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
@@ -354,8 +359,13 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
 void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
   ++ready;
   const CoreId target = assigner.on_ready(vp);
-  // The core running this handler looks for work right after it; every other one may be parked.
-  if (target != from_core) cores[from_core].to_wake.push_back(target);
+  // The core running this handler looks for work right after it; another one may be asleep.
+  if (target == kAnyCore) {
+    cores[from_core].to_wake.push_back(target);
+  } else if (target != from_core && asleep[target] != 0) {
+    asleep[target] = 0;
+    cores[from_core].to_wake.push_back(target);
+  }
 }
 
 void Runtime::Impl::wake_others(CoreId core) {
