@@ -98,6 +98,8 @@ struct Runtime::Impl final : detail::VpHost {
     if (kRecording && observer) observer->user_event(vp.last_core_, vp.unit_, name, begin);
   }
 
+  // refuse makes the construct `vp` is suspended in throw UsageError with `message`.
+  static void refuse(VirtualProcessor& vp, std::string message) { vp.refusal_ = std::move(message); }
   void acquire(CoreId core);
   VirtualProcessor* assign(CoreId core);
   VirtualProcessor* next_after_unit(CoreId core);
@@ -213,7 +215,9 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
-  rt.asleep[core] = vp == nullptr ? 1 : 0;
+  // Written only when it changes: a core another one just woke was claimed, and its flag's line
+  // stays where it is.
+  if (rt.asleep[core] != (vp == nullptr ? 1 : 0)) rt.asleep[core] = vp == nullptr ? 1 : 0;
   rt.lock.unlock();
   rt.wake_after_unlock(core);
   if (vp == nullptr) {
@@ -488,7 +492,7 @@ VirtualProcessor& RuntimeServices::create_vp(VpFunction fn, VpOptions options,
 void RuntimeServices::make_ready(VirtualProcessor& vp) { runtime_.impl_->make_ready(vp, core_); }
 
 void RuntimeServices::fail(Request& request, std::string message) {
-  request.error = std::move(message);
+  Runtime::Impl::refuse(*request.requester, std::move(message));
 }
 
 std::size_t RuntimeServices::core_count() const noexcept { return runtime_.impl_->core_count; }

@@ -116,13 +116,14 @@ bool VirtualProcessor::call_runtime(Request& request) {
     throw detail::VpCancelled{};
   }
   request.requester = this;
-  request.error.clear();
   pending_ = &request;
   host_->leave(*this);
   pending_ = nullptr;
   if (cancelled_) throw detail::VpCancelled{};
-  if (!request.error.empty()) {
-    throw UsageError(format_site(request.site) + ": " + request.error);
+  if (!refusal_.empty()) {
+    std::string refusal = std::move(refusal_);
+    refusal_.clear();
+    throw UsageError(format_site(request.site) + ": " + refusal);
   }
   return true;
 }

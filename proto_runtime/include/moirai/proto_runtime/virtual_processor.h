@@ -112,6 +112,7 @@ class alignas(64) VirtualProcessor {
   CallSite created_at_;
   VpFunction fn_;
   Request end_request_;
+  std::string refusal_;  // set by RuntimeServices::fail: the pending construct throws UsageError
   std::exception_ptr error_;
 };
 
