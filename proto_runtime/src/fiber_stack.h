@@ -50,8 +50,6 @@ class alignas(64) StackPool {
   }
 
   void give(boost::context::stack_context& stack) noexcept {
-    // ASan leaves the redzones of the frames that last ran here poisoned; a new VP starts clean.
-    SanitizerFiber::forget_stack(static_cast<char*>(stack.sp) - stack.size, stack.size);
     {
       std::lock_guard<RuntimeLock> hold(lock_);
       if (kept_.size() < kept_limit_) {
@@ -82,9 +80,16 @@ class GuardedStack {
       : pool_(pool != nullptr && pool->size() == size ? pool : nullptr), size_(size) {}
 
   boost::context::stack_context allocate() {
-    return pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
+    boost::context::stack_context stack =
+        pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
+    // A fresh mapping may reuse a range whose shadow an earlier mapping left poisoned (a thread's
+    // stack, another fiber's): the VP's object is built at the top of this one, so it starts clean.
+    forget(stack);
+    return stack;
   }
   void deallocate(boost::context::stack_context& stack) noexcept {
+    // ASan leaves the redzones of the frames that last ran here poisoned.
+    forget(stack);
     if (pool_ != nullptr) {
       pool_->give(stack);
     } else {
@@ -93,6 +98,10 @@ class GuardedStack {
   }
 
  private:
+  static void forget(const boost::context::stack_context& stack) noexcept {
+    SanitizerFiber::forget_stack(static_cast<const char*>(stack.sp) - stack.size, stack.size);
+  }
+
   StackPool* pool_;
   std::size_t size_;
 };
