@@ -11,6 +11,7 @@
 #include <numeric>
 #include <unordered_map>
 #include <queue>
+#include <set>
 #include <sstream>
 #include <stdexcept>
 #include <utility>
@@ -201,6 +202,10 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     double work = 0;             // work done by one unit alone since the run began, in ticks
     std::uint64_t at = kOrigin;  // virtual time of `work`
     std::size_t busy = 0;        // cores of the socket in a unit
+    // The socket's working cores by target: all advance at one pace, so only the first can end
+    // next, and only it has a live queue entry (`queued`).
+    std::set<std::pair<double, CoreId>> ends;
+    CoreId queued = kAnyCore;
   };
   bool sharing = false;  // the model stretches work (CostModel::stretches)
   std::vector<WorkClock> clocks;
@@ -312,15 +317,19 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     } else {
       // The work is shared out in virtual time: the core waits, suspended, until its socket's
       // work clock has done it, while the other cores' begins and ends change the pace.
+      WorkClock& socket = clocks[c.socket];
       c.working = true;
-      c.target = clocks[c.socket].work + static_cast<double>(work);
+      c.target = socket.work + static_cast<double>(work);
+      socket.ends.insert({c.target, core});
       requeue_working();
       to_main(c);
       c.clock = std::max(c.clock, c.work_end);
       c.working = false;
+      socket.ends.erase({c.target, core});
+      socket.queued = kAnyCore;
       advance_work(c.clock);
       --busy;
-      --clocks[c.socket].busy;
+      --socket.busy;
       requeue_working();
     }
     c.in_unit = false;
@@ -374,15 +383,17 @@ void SimMachine::Impl::advance_work(std::uint64_t to) {
   }
 }
 
-// requeue_working moves every working core's end to where the current pace puts it.
+// requeue_working moves each socket's next end to where the current pace puts it: O(sockets).
 void SimMachine::Impl::requeue_working() {
-  for (std::size_t k = 0; k < cores.size(); ++k) {
-    VirtualCore& c = cores[k];
-    if (!c.working) continue;
-    const WorkClock& socket = clocks[c.socket];
+  for (WorkClock& socket : clocks) {
+    if (socket.ends.empty()) continue;
+    const CoreId next = socket.ends.begin()->second;
+    if (socket.queued != kAnyCore && socket.queued != next) ++cores[socket.queued].ticket;  // no longer first
+    VirtualCore& c = cores[next];
     const double left = std::max(0.0, c.target - socket.work);
     c.work_end = socket.at + static_cast<std::uint64_t>(std::ceil(left * stretch(socket)));
-    push(static_cast<CoreId>(k), c.work_end);
+    push(next, c.work_end);
+    socket.queued = next;
   }
 }
 
