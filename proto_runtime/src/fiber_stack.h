@@ -3,31 +3,22 @@
 #pragma once
 
 #include <boost/context/protected_fixedsize_stack.hpp>
-#include <algorithm>
 #include <boost/context/stack_context.hpp>
 #include <cstddef>
 #include <mutex>
 #include <vector>
 
-#include "runtime_lock.h"
 #include "sanitizer_fiber.h"
 
 namespace moirai::proto::detail {
 
-// StackPool keeps up to 64 MiB of stacks of one size that ended VPs gave back, because mapping a
-// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) and a page fault per
-// VP, which dominates creating and ending short-lived VPs. Stacks return from whichever core ran
-// the VP's last unit, outside the runtime lock, while the creating core takes them: a spin lock
-// around a few loads and stores, since a contended std::mutex costs a futex call on each side.
-class alignas(64) StackPool {
+// StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
+// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) per VP, which
+// dominates creating and ending short-lived VPs. Stacks return from whichever core ran the VP's
+// last unit, outside the runtime lock, hence the mutex (uncontended in practice).
+class StackPool {
  public:
-  explicit StackPool(std::size_t size)
-      : size_(size), kept_limit_(std::max<std::size_t>(16, kKeptBytes / size)) {
-    kept_.reserve(kept_limit_);
-  }
-  // shared is the process's pool for `size`: like glibc's cache of thread stacks, it outlives
-  // runs, so a program that runs the runtime again (or many times) maps no stack twice.
-  static StackPool& shared(std::size_t size);
+  explicit StackPool(std::size_t size) : size_(size) {}
   ~StackPool() {
     for (boost::context::stack_context& stack : kept_) allocator().deallocate(stack);
   }
@@ -39,7 +30,7 @@ class alignas(64) StackPool {
 
   boost::context::stack_context take() {
     {
-      std::lock_guard<RuntimeLock> hold(lock_);
+      std::lock_guard<std::mutex> hold(mutex_);
       if (!kept_.empty()) {
         boost::context::stack_context stack = kept_.back();
         kept_.pop_back();
@@ -50,9 +41,11 @@ class alignas(64) StackPool {
   }
 
   void give(boost::context::stack_context& stack) noexcept {
+    // ASan leaves the redzones of the frames that last ran here poisoned; a new VP starts clean.
+    SanitizerFiber::forget_stack(static_cast<char*>(stack.sp) - stack.size, stack.size);
     {
-      std::lock_guard<RuntimeLock> hold(lock_);
-      if (kept_.size() < kept_limit_) {
+      std::lock_guard<std::mutex> hold(mutex_);
+      if (kept_.size() < kKept) {
         kept_.push_back(stack);
         return;
       }
@@ -61,35 +54,31 @@ class alignas(64) StackPool {
   }
 
  private:
-  static constexpr std::size_t kKeptBytes = std::size_t{64} << 20;
+  static constexpr std::size_t kKept = 64;
   boost::context::protected_fixedsize_stack allocator() const { return {size_}; }
 
   std::size_t size_;
-  std::size_t kept_limit_;
-  RuntimeLock lock_;
+  std::mutex mutex_;
   std::vector<boost::context::stack_context> kept_;
 };
 
-// GuardedStack hands out the stack a VP lives on: a protected_fixedsize_stack (a PROT_NONE page
-// below the stack, so an overflow faults instead of corrupting memory), taken from the pool when
-// it has the right size. The VP's own object sits at the top of that stack (VirtualProcessor::
-// make), so the stack goes back only once the object is destroyed, not when the fiber ends.
+// GuardedStack is the StackAllocator a VP's fiber is created with: a protected_fixedsize_stack
+// (a PROT_NONE page below the stack, so an overflow faults instead of corrupting memory), taken
+// from the pool when it has the right size, and reporting where it lives for ASan.
 class GuardedStack {
  public:
-  GuardedStack(StackPool* pool, std::size_t size) noexcept
-      : pool_(pool != nullptr && pool->size() == size ? pool : nullptr), size_(size) {}
+  GuardedStack(StackPool* pool, std::size_t size, boost::context::stack_context* placed) noexcept
+      : pool_(pool != nullptr && pool->size() == size ? pool : nullptr),
+        size_(size),
+        placed_(placed) {}
 
   boost::context::stack_context allocate() {
     boost::context::stack_context stack =
         pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
-    // A fresh mapping may reuse a range whose shadow an earlier mapping left poisoned (a thread's
-    // stack, another fiber's): the VP's object is built at the top of this one, so it starts clean.
-    forget(stack);
+    *placed_ = stack;
     return stack;
   }
   void deallocate(boost::context::stack_context& stack) noexcept {
-    // ASan leaves the redzones of the frames that last ran here poisoned.
-    forget(stack);
     if (pool_ != nullptr) {
       pool_->give(stack);
     } else {
@@ -98,12 +87,9 @@ class GuardedStack {
   }
 
  private:
-  static void forget(const boost::context::stack_context& stack) noexcept {
-    SanitizerFiber::forget_stack(static_cast<const char*>(stack.sp) - stack.size, stack.size);
-  }
-
   StackPool* pool_;
   std::size_t size_;
+  boost::context::stack_context* placed_;
 };
 
 }  // namespace moirai::proto::detail

@@ -48,13 +48,10 @@ struct Runtime::Impl final : detail::VpHost {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
         observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
-        cores(m.core_count() + 1), stacks(&detail::StackPool::shared(c.default_stack_size)),
-        asleep(m.core_count(), 0) {
-
+        cores(m.core_count() + 1), stacks(c.default_stack_size) {
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
 
-  // Set at construction and only read afterwards, by every core: kept off the lines that move.
   Runtime* owner;
   Machine& machine;
   LanguagePlugin& language;
@@ -63,29 +60,23 @@ struct Runtime::Impl final : detail::VpHost {
   instrument::RuntimeObserver* observer;
   std::size_t core_count;
   bool direct;  // VPs switch straight to the next VP on their core
-  bool ran = false;
   // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
-  detail::StackPool* stacks;  // the process's pool for the default stack size
+  detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
+  bool ran = false;
 
-  // The lock and what every construct updates under it share one cache line, so the core that
-  // takes the lock after another one pulls one line for all of them.
-  alignas(64) detail::RuntimeLock lock;
-  bool stopping = false;
+  detail::RuntimeLock lock;
+  // Everything below is guarded by `lock`.
   CoreId lock_holder = 0;  // the core holding (or that last held) the lock
+  std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
+  VpId next_vp = 1;
   UnitId next_unit = 1;
   std::size_t ready = 0;    // made ready, not yet handed to a core by the assigner
   std::size_t running = 0;  // handed to a core, request not yet handled
-  RunStats stats;
   std::uint64_t next_match = 1;
-  // Also guarded by `lock`.
-  // asleep[k]: core k found nothing under the lock and has not taken it since, so only a wake-up
-  // brings it back. Work for any other core needs none (it asks the assigner before it idles),
-  // and the first wake-up claims the core: notify_work's store moves a cache line to a busy core.
-  std::vector<char> asleep;
-  std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
-  VpId next_vp = 1;
+  bool stopping = false;
   std::exception_ptr failure;
+  RunStats stats;
 
   // VpHost
   void arrived(ExecContext& self, ctx::fiber&& from) override;
@@ -99,8 +90,6 @@ struct Runtime::Impl final : detail::VpHost {
     if (kRecording && observer) observer->user_event(vp.last_core_, vp.unit_, name, begin);
   }
 
-  // refuse makes the construct `vp` is suspended in throw UsageError with `message`.
-  static void refuse(VirtualProcessor& vp, std::string message) { vp.refusal_ = std::move(message); }
   void acquire(CoreId core);
   VirtualProcessor* assign(CoreId core);
   VirtualProcessor* next_after_unit(CoreId core);
@@ -146,7 +135,7 @@ void Runtime::Impl::arrived(ExecContext& self, ctx::fiber&& from) {
     previous->parked.store(true, std::memory_order_release);
   }
   if (here.ended != nullptr) {  // its stack is gone now, so the VP can go too
-    VirtualProcessor::destroy(here.ended);
+    delete here.ended;
     here.ended = nullptr;
   }
 }
@@ -185,7 +174,6 @@ VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
   if (stopping || !direct) return nullptr;
   VirtualProcessor* next = assign(core);
   if (next == nullptr) {
-    asleep[core] = 1;
     cores[core].idle = true;
     if (kRecording && observer) observer->idle_begin(core);
   }
@@ -216,9 +204,6 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
-  // Written only when it changes: a core another one just woke was claimed, and its flag's line
-  // stays where it is.
-  if (rt.asleep[core] != (vp == nullptr ? 1 : 0)) rt.asleep[core] = vp == nullptr ? 1 : 0;
   rt.lock.unlock();
   rt.wake_after_unlock(core);
   if (vp == nullptr) {
@@ -316,8 +301,8 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
     }
     if (vp.error_) stopping = true;
     unlink(vp);
-    if (live.empty()) stopping = true;
   }
+  if (live.empty()) stopping = true;
   if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
   if (stopping) cores[core].to_wake.push_back(kAnyCore);
 }
@@ -343,8 +328,8 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
   try {
-    vp = VirtualProcessor::make(id, std::move(name), site, options.core, this, stacks, stack,
-                                std::move(fn));
+    vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
+                              std::move(fn));
   } catch (const std::bad_alloc&) {
     throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
   }
@@ -364,13 +349,8 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
 void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
   ++ready;
   const CoreId target = assigner.on_ready(vp);
-  // The core running this handler looks for work right after it; another one may be asleep.
-  if (target == kAnyCore) {
-    cores[from_core].to_wake.push_back(target);
-  } else if (target != from_core && asleep[target] != 0) {
-    asleep[target] = 0;
-    cores[from_core].to_wake.push_back(target);
-  }
+  // The core running this handler looks for work right after it; every other one may be parked.
+  if (target != from_core) cores[from_core].to_wake.push_back(target);
 }
 
 void Runtime::Impl::wake_others(CoreId core) {
@@ -493,7 +473,7 @@ VirtualProcessor& RuntimeServices::create_vp(VpFunction fn, VpOptions options,
 void RuntimeServices::make_ready(VirtualProcessor& vp) { runtime_.impl_->make_ready(vp, core_); }
 
 void RuntimeServices::fail(Request& request, std::string message) {
-  Runtime::Impl::refuse(*request.requester, std::move(message));
+  request.error = std::move(message);
 }
 
 std::size_t RuntimeServices::core_count() const noexcept { return runtime_.impl_->core_count; }

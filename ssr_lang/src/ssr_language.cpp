@@ -65,31 +65,6 @@ SsrLanguage::VpState* SsrLanguage::find(VpId id) const {
   return id < alive_.size() ? alive_[id] : nullptr;
 }
 
-void SsrLanguage::wait_on(VpState& waiter, VpState& named) {
-  waiter.next_waiter = nullptr;
-  waiter.previous_waiter = named.last_waiter;
-  if (named.last_waiter != nullptr) {
-    named.last_waiter->next_waiter = &waiter;
-  } else {
-    named.waiters = &waiter;
-  }
-  named.last_waiter = &waiter;
-}
-
-void SsrLanguage::stop_waiting(VpState& waiter, VpState& named) {
-  if (waiter.previous_waiter != nullptr) {
-    waiter.previous_waiter->next_waiter = waiter.next_waiter;
-  } else {
-    named.waiters = waiter.next_waiter;
-  }
-  if (waiter.next_waiter != nullptr) {
-    waiter.next_waiter->previous_waiter = waiter.previous_waiter;
-  } else {
-    named.last_waiter = waiter.previous_waiter;
-  }
-  waiter.next_waiter = waiter.previous_waiter = nullptr;
-}
-
 static_assert(sizeof(VpBody) + sizeof(std::size_t) <= 64,
               "wrap's closure must fit VpFunction's inline storage");
 
@@ -213,9 +188,13 @@ void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
   VirtualProcessor& ended = *request.requester;
   VpState* vp_state = &state(ended);
   // Whoever waits for this VP by name would wait forever: tell them now, at their call site.
-  while (VpState* waiter = vp_state->waiters) {
-    stop_waiting(*waiter, *vp_state);
+  for (VpId waiter_id : vp_state->waited_on_by) {
+    VpState* waiter = find(waiter_id);
+    if (waiter == nullptr || waiter->from_to_wait == nullptr) continue;
     Request& wait = *waiter->from_to_wait;
+    const bool names_ended = is_send(wait.kind) ? outgoing(wait).peer == ended.id()
+                                                : incoming(wait).peer == ended.id();
+    if (!names_ended) continue;
     waiter->from_to_wait = nullptr;
     refuse(wait, services,
            std::string(construct_name(wait.kind)) + ": " + describe_vp(ended.id()) +
@@ -258,7 +237,7 @@ void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
   if (waiting != nullptr && waiting->kind == partner &&
       (sending ? incoming(*waiting).peer : outgoing(*waiting).peer) == me.id()) {
     peer->from_to_wait = nullptr;
-    stop_waiting(*peer, state(me));
+    std::erase(state(me).waited_on_by, peer_id);
     if (sending) {
       match(request, *waiting, services);
     } else {
@@ -267,7 +246,7 @@ void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
     return;
   }
   state(me).from_to_wait = &request;
-  wait_on(state(me), *peer);
+  peer->waited_on_by.push_back(me.id());
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,13 +52,7 @@ class SsrLanguage final : public proto::LanguagePlugin {
   struct VpState {
     proto::VirtualProcessor* vp = nullptr;
     proto::Request* from_to_wait = nullptr;       // its unmatched send_from_to / receive_from_to
-    // The VPs whose from_to_wait names this VP, linked through their own states: a VP waits in
-    // one from_to at a time, so joining and leaving the list allocates nothing and touches no
-    // third VP's state in a rendezvous. In the order they began to wait.
-    VpState* waiters = nullptr;
-    VpState* last_waiter = nullptr;
-    VpState* next_waiter = nullptr;
-    VpState* previous_waiter = nullptr;
+    std::vector<VpId> waited_on_by;               // VPs whose from_to_wait names this VP
     std::unordered_map<const detail::MessageTypeBase*, Mailbox> inbox;  // its send_of_type_to mailboxes by type
   };
 
@@ -66,9 +60,6 @@ class SsrLanguage final : public proto::LanguagePlugin {
     return *static_cast<VpState*>(vp.language_slot);
   }
   VpState* find(VpId id) const;
-  // wait_on appends `waiter` to `named`'s list of waiters; stop_waiting takes it out of `named`'s.
-  static void wait_on(VpState& waiter, VpState& named);
-  static void stop_waiting(VpState& waiter, VpState& named);
 
   void create_vp(proto::Request& request, proto::RuntimeServices& services);
   void end_vp(proto::Request& request, proto::RuntimeServices& services);

@@ -1,6 +1,8 @@
 // A request: what a VP hands the runtime when it calls a construct, ending its current unit.
 #pragma once
 
+#include <string>
+
 #include "moirai/instrument/ids.h"
 
 namespace moirai::proto {
@@ -13,13 +15,13 @@ inline constexpr ConstructKind kEndVp = 0;
 
 // Request is one construct call. It lives in the requesting VP's frame and stays valid until a
 // handler makes that VP ready again; `payload` points to the language's construct-specific data.
-// It fills one cache line, which the partner's handler on another core reads in one transfer.
-struct alignas(64) Request {
+struct Request {
   ConstructKind kind = kEndVp;
   void* payload = nullptr;
   VirtualProcessor* requester = nullptr;
   UnitId unit = 0;  // the unit that ended by making this request
   CallSite site;
+  std::string error;  // set by RuntimeServices::fail; the construct then throws UsageError
 };
 
 }  // namespace moirai::proto

@@ -33,13 +33,8 @@ struct VpOptions {
 };
 
 // VirtualProcessor is a Boost.Context fiber with a guard-paged stack plus the runtime's meta-data
-// for it, which lives at the top of that stack (one pooled block per VP, no heap object). Only the
-// runtime creates and destroys VPs; languages hold pointers to them while alive.
-//
-// The fields other cores touch while the VP is suspended (the handler and assigner of the core
-// that frees it, the core that animates it next) share the object's first cache line, so a
-// construct that crosses cores moves one line of the VP, not three.
-class alignas(64) VirtualProcessor {
+// for it. Only the runtime creates and destroys VPs; languages hold pointers to them while alive.
+class VirtualProcessor {
  public:
   ~VirtualProcessor();
   VirtualProcessor(const VirtualProcessor&) = delete;
@@ -86,34 +81,26 @@ class alignas(64) VirtualProcessor {
   friend class detail::VpHost;
   struct Fiber;  // the Boost.Context fiber, its stack and its execution context
 
-  // make creates a VP at the top of its own stack (taken from `pool` when its size matches);
-  // destroy ends its object and gives the stack back.
-  static VirtualProcessor* make(VpId id, std::string name, CallSite created_at, CoreId home_core,
-                                detail::VpHost* host, detail::StackPool* pool,
-                                std::size_t stack_size, VpFunction fn);
-  static void destroy(VirtualProcessor* vp) noexcept;
   VirtualProcessor(VpId id, std::string name, CallSite created_at, CoreId home_core,
-                   detail::VpHost* host, Fiber* fiber, VpFunction fn);
+                   detail::VpHost* host, detail::StackPool* pool, std::size_t stack_size,
+                   VpFunction fn);
   detail::ExecContext& context() noexcept;
 
-  // First cache line: what handlers, assigners and switches read or write.
   VpId id_;
-  UnitId unit_ = 0;
-  Request* pending_ = nullptr;
-  detail::VpHost* host_;
-  CoreId home_core_;
-  CoreId last_core_ = kAnyCore;
-  bool finished_ = false;
-  bool cancelled_ = false;
-  // The rest: set at creation, or used once at the VP's end.
-  Fiber* fiber_;  // just below the object, on the same stack
-  std::size_t live_index_ = 0;  // position in the runtime's list of live VPs
   std::string name_;
   CallSite created_at_;
+  CoreId home_core_;
+  CoreId last_core_ = kAnyCore;
+  UnitId unit_ = 0;
+  detail::VpHost* host_;
   VpFunction fn_;
+  Request* pending_ = nullptr;
   Request end_request_;
-  std::string refusal_;  // set by RuntimeServices::fail: the pending construct throws UsageError
+  bool finished_ = false;
+  bool cancelled_ = false;
   std::exception_ptr error_;
+  std::unique_ptr<Fiber> fiber_;
+  std::size_t live_index_ = 0;  // position in the runtime's list of live VPs
 };
 
 }  // namespace moirai::proto
