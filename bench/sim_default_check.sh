@@ -6,7 +6,8 @@
 # `moirai report`) and the simulation's error. Target (issue 13, point 6): within 15 %.
 # docs/performance.md quotes its output.
 #
-#   bench/sim_default_check.sh [--repeat K] [--only NAME...]   default: 3 real runs each
+#   bench/sim_default_check.sh [--repeat K] [--cost-model FILE] [--only NAME...]
+#                                         default: 3 real runs each, the compiled-in model
 #
 # Environment: MOIRAI_BENCH_BUILD_DIR (default build/release; matmul, moirai-scenarios and moirai
 # must be built). Run it on an otherwise idle machine: the real runs need both cores to themselves.
@@ -19,12 +20,16 @@ scenarios="$build/apps/scenarios/moirai-scenarios"
 moirai="$build/tools/moirai"
 repeat=3
 only=()
+model_flags=()
+model_text="the compiled-in cost model"
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "sim_default_check.sh: --repeat takes a positive count" >&2; exit 2; }
               repeat=$2; shift 2 ;;
+    --cost-model) [[ $# -ge 2 ]] || { echo "sim_default_check.sh: --cost-model takes a file" >&2; exit 2; }
+                  model_flags=(--cost-model "$2"); model_text="the cost model $2"; shift 2 ;;
     --only) shift; while [[ $# -gt 0 && "$1" != --* ]]; do only+=("$1"); shift; done ;;
-    -h|--help) sed -n '2,13p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "sim_default_check.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -44,7 +49,7 @@ while read -r name _; do
   [[ -n "$name" ]] && cases+=("$name|$scenarios --scenario $name")
 done < <("$scenarios" --list)
 
-echo "2 real cores (median of $repeat) against sim:2 with the compiled-in cost model; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "2 real cores (median of $repeat) against sim:2 with $model_text; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 echo "| run | real 2 cores ms | sim:2 ms | error |"
 echo "| --- | ---: | ---: | ---: |"
@@ -61,7 +66,7 @@ for entry in "${cases[@]}"; do
   done
   real=$(printf '%s\n' "${reals[@]}" | sort -g | sed -n "$(( (repeat + 1) / 2 ))p")
   # shellcheck disable=SC2086
-  $command --machine sim:2 --trace "$work/sim.mtrace" >/dev/null
+  $command --machine sim:2 "${model_flags[@]}" --trace "$work/sim.mtrace" >/dev/null
   sim="$(makespan_ms "$work/sim.mtrace")"
   error=$(python3 -c "print('%+.1f' % (($sim - $real) / $real * 100))")
   errors+=("$error")
