@@ -3,7 +3,7 @@
 # scenario of the report's suite (apps/scenarios: units spin for the time they declare) on 2 real
 # cores and on sim:2 with declared work, each real run --repeat times (the median makespan
 # counts: this VM's vCPUs change speed), and prints a markdown table of the makespans (from
-# `moirai report`) and the simulation's error. Target (issue 13, point 6): within 15 %.
+# `moirai report`; with the real runs' spread) and the simulation's error. Target (issue 13, point 6): within 15 %.
 # docs/performance.md quotes its output.
 #
 #   bench/sim_default_check.sh [--repeat K] [--cost-model FILE] [--only NAME...]
@@ -51,8 +51,8 @@ done < <("$scenarios" --list)
 
 echo "2 real cores (median of $repeat) against sim:2 with $model_text; load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
-echo "| run | real 2 cores ms | sim:2 ms | error |"
-echo "| --- | ---: | ---: | ---: |"
+echo "| run | real 2 cores ms | real runs, fastest-slowest ms | sim:2 ms | error |"
+echo "| --- | ---: | ---: | ---: | ---: |"
 errors=()
 for entry in "${cases[@]}"; do
   name="${entry%%|*}"
@@ -65,12 +65,13 @@ for entry in "${cases[@]}"; do
     reals+=("$(makespan_ms "$work/real.mtrace")")
   done
   real=$(printf '%s\n' "${reals[@]}" | sort -g | sed -n "$(( (repeat + 1) / 2 ))p")
+  range="$(printf '%s\n' "${reals[@]}" | sort -g | sed -n 1p)-$(printf '%s\n' "${reals[@]}" | sort -g | tail -n 1)"
   # shellcheck disable=SC2086
   $command --machine sim:2 "${model_flags[@]}" --trace "$work/sim.mtrace" >/dev/null
   sim="$(makespan_ms "$work/sim.mtrace")"
   error=$(python3 -c "print('%+.1f' % (($sim - $real) / $real * 100))")
   errors+=("$error")
-  printf '| %s | %s | %s | %s %% |\n' "$name" "$real" "$sim" "$error"
+  printf '| %s | %s | %s | %s | %s %% |\n' "$name" "$real" "$range" "$sim" "$error"
 done
 python3 - "${errors[@]}" <<'EOF'
 import statistics, sys

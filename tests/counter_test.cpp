@@ -118,11 +118,11 @@ TEST(Counters, EachEventIsCountedByTheBackendThisMachineHasOrNamedMissingWithRea
               machine.papi_active ? "active" : "disabled", machine.kernel_software ? "yes" : "no",
               machine.kernel_instructions ? "yes" : "no");
   const std::vector<std::string> asked{"perf::TASK-CLOCK", "perf::PAGE-FAULTS", "PAPI_TOT_INS"};
-  const trace::Trace t = record(asked, "backends");
   const std::string expected[] = {
       expected_backend("perf::TASK-CLOCK", machine.kernel_software),
       expected_backend("perf::PAGE-FAULTS", machine.kernel_software),
       expected_backend("PAPI_TOT_INS", machine.kernel_instructions)};
+  const trace::Trace t = record(asked, "backends");
 
   std::size_t present = 0;
   for (std::size_t i = 0; i < asked.size(); ++i) {

@@ -13,7 +13,7 @@
 
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
-#include "moirai/ssr/cost_model.h"
+#include "support/tight_loop_costs.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/report.h"
 #include "scenarios.h"
@@ -34,7 +34,7 @@ Recorded record(const scenarios::Scenario& s, scenarios::Variant variant) {
                            std::to_string(::getpid()) + ".mtrace";
   Recorded r;
   {
-    proto::SimMachine machine(proto::SimConfig{.topology = {1, s.cores}, .work = proto::SimWork::declared, .costs = ssr::cost_model()});
+    proto::SimMachine machine(proto::SimConfig{.topology = {1, s.cores}, .work = proto::SimWork::declared, .costs = test::tight_loop_costs()});
     instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "scenario " + s.name, 256 * 1024});
     r.outcome = test::within(test::kRunLimit, s.name, [&] { return scenarios::run(s, variant, machine, &recorder, false); });
     recorder.finish();

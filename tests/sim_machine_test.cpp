@@ -122,8 +122,8 @@ TEST(SimMachine, DeclaredWorkGivesIdenticalTracesTwice) {
 // One VP on one core: create nothing, charge twice, end. Every cost is known, so the makespan is
 // the exact sum: lock + assigner + switch + work + communication + lock + end_vp handler.
 TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
-  const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 7, .communication = 11, .lock = 13,
-                               .assigner = 17, .wake = 19, .handler = 23, .handlers = {{"end_vp", 29}}, .work = {}};
+  const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 7, .communication = 11, .communications = {}, .lock = 13, .lock_handoff = 0,
+                               .assigner = 17, .wake = 19, .wake_parked = 19, .idle_spin = 0, .handler = 23, .handlers = {{"end_vp", 29}}, .work = {}};
   proto::SimMachine machine(sim(1, costs));
   within(kRunLimit, "exact sum", [&] {
     ssr::run(machine, [](ssr::Context& ctx) {
@@ -137,8 +137,8 @@ TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
 
 // A chain of sends on one core: each unit's cost is known, so is the sum.
 TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
-  const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .lock = 2,
-                               .assigner = 4, .wake = 0, .handler = 10,
+  const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2, .lock_handoff = 0,
+                               .assigner = 4, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 10,
                                .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
   proto::SimMachine machine(sim(2, costs));
   // Core 0: seed unit (work 50) ends in create_vp; its next unit (work 70) ends the seed.
@@ -242,12 +242,36 @@ TEST(SimMachine, TheTraceKeepsEachUnitsDeclaredWork) {
   EXPECT_EQ(declared, (std::vector<std::uint64_t>{0, 345, 1000}));
 }
 
+// The known workload again, with a wake-up in two parts: core 1 went idle at 12 and its child is
+// ready at 166, after 154 ticks of idling. With a spin longer than that it is woken in `wake` (7);
+// with a shorter one it has parked and takes `wake.parked` (300). The run's end wakes core 0,
+// idle since 276, the same way.
+TEST(SimMachine, AnIdleCoreIsWokenCheaplyWhileItSpinsAndDearlyOnceParked) {
+  for (const std::uint64_t spin : {100'000u, 100u}) {
+    proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2, .lock_handoff = 0,
+                           .assigner = 4, .wake = 7, .wake_parked = 300, .idle_spin = spin, .handler = 10,
+                           .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
+    proto::SimMachine machine(sim(2, costs));
+    within(kRunLimit, "two-part wake", [&] {
+      ssr::run(machine, [](ssr::Context& ctx) {
+        ctx.charge_work(50);
+        ctx.create_vp([](ssr::Context& me) { me.charge_work(1000); }, {.name = "child", .core = 1});
+        ctx.charge_work(70);
+      }, ssr::RunOptions{.seed_core = 0});
+    });
+    // Spinning: core 1 looks at 173 (the lock is free from 172), ends at 173 + 2 + 4 + 5 + 1000 +
+    // 3 + 2 + 20 = 1209, and core 0 is woken to stop at 1216. Parked: core 1 looks at 466, ends
+    // at 1502, core 0 stops at 1802.
+    EXPECT_EQ(machine.makespan(), spin > 1000 ? 1216u : 1802u) << "idle_spin " << spin;
+  }
+}
+
 // Two units of 1000 ticks start together on two cores whose work stretches by half per other
 // busy core: each advances at 1 / 1.5 while both run, so both end at 1500, not 1000.
 TEST(SimMachine, BusyCoresStretchEachOthersWork) {
   for (const double stretch : {0.0, 0.5}) {
-    proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .lock = 0,
-                           .assigner = 0, .wake = 0, .handler = 0, .handlers = {}, .work = {}};
+    proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .communications = {}, .lock = 0, .lock_handoff = 0,
+                           .assigner = 0, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 0, .handlers = {}, .work = {}};
     costs.work.stretch_socket = stretch;
     proto::SimMachine machine(sim(2, costs));
     within(kRunLimit, "stretch", [&] {
@@ -263,8 +287,8 @@ TEST(SimMachine, BusyCoresStretchEachOthersWork) {
 // The same work on the two cores of sim:2 with a speed spread of 0.2: core 0 takes the upper
 // quartile of the normal distribution (1 + 0.2 x 0.6745), core 1 the lower; a rate scales both.
 TEST(SimMachine, CoresSpreadInSpeedAndDeclaredWorkHasARate) {
-  proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .lock = 0,
-                         .assigner = 0, .wake = 0, .handler = 0, .handlers = {}, .work = {}};
+  proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .communications = {}, .lock = 0, .lock_handoff = 0,
+                         .assigner = 0, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 0, .handlers = {}, .work = {}};
   costs.work.core_spread = 0.2;
   costs.work.rate = 2.0;
   for (const CoreId core : {CoreId{0}, CoreId{1}}) {

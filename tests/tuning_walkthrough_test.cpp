@@ -14,7 +14,7 @@
 #include "matmul.h"
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
-#include "moirai/ssr/cost_model.h"
+#include "support/tight_loop_costs.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/report.h"
 #include "support/test_support.h"
@@ -49,10 +49,11 @@ Step run_step(const std::string& name, matmul::MatmulConfig config) {
   {
     // SSR's calibrated costs, as `matmul --machine sim:40` uses them.
     proto::SimMachine machine(
-        proto::SimConfig{.topology = {1, kCores}, .work = proto::SimWork::declared, .costs = ssr::cost_model()});
+        proto::SimConfig{.topology = {1, kCores}, .work = proto::SimWork::declared, .costs = test::tight_loop_costs()});
     instrument::TraceRecorder recorder(
         instrument::RecorderOptions{path, {}, "matmul on sim:40, walkthrough step " + name, 256 * 1024});
     config.size = kSize;
+    config.work = matmul::kWalkthroughScale;
     config.observer = &recorder;
     step.result = test::within(test::kRunLimit, name, [&] { return matmul::run_matmul(machine, config); });
     recorder.finish();

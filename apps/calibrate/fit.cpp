@@ -16,6 +16,7 @@
 
 #include "moirai/apps/app_main.h"
 #include "moirai/apps/flags.h"
+#include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/cost_model.h"
 #include "moirai/trace/reader.h"
 #include "sweep/child_process.h"
@@ -41,10 +42,15 @@ struct RunFacts {
   std::string path;
   std::uint32_t cores = 0;
   std::string declared_from;  // "recorded" or "re-run on sim:N"
+  std::string declares_nothing;  // why it gives runtime steps only, when its program declares no work
   std::vector<Observation> units;
-  // Runtime steps in ns, per sample.
-  std::map<std::string, std::vector<double>> handlers;
-  std::vector<double> communication, decision, wake;
+  // Runtime steps in ns, per sample. A handler whose lock another core held last (`handed`)
+  // also waits for the lines that core wrote.
+  std::map<std::string, std::vector<double>> handlers, handed;
+  std::map<std::string, std::vector<double>> communication;  // by the construct that ended the unit
+  std::vector<double> decision;
+  std::vector<double> empty_units;  // the work of units that declared none: the switch and the VP's side of a construct
+  std::vector<double> wake, wake_parked;  // an idle core woken while it spins, or once parked
 };
 
 std::string metadata(const trace::Trace& t, const std::string& key) {
@@ -257,7 +263,8 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
   bool recorded = false;
   for (const trace::Unit& u : t.units) recorded = recorded || u.declared > 0;
   log << path << ": " << t.core_count << " cores, " << t.units.size() << " units\n";
-  if (recorded) {
+  // Since format 3.1 a unit without a declared_work record declared none: nothing to re-run.
+  if (recorded || t.version >= std::pair<std::uint16_t, std::uint16_t>{3, 1}) {
     for (const trace::Unit& u : t.units) declared[&u] = {static_cast<double>(u.declared), t.site_name(u.record.site)};
     facts.declared_from = "recorded";
   } else {
@@ -281,7 +288,10 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
   double total_declared = 0;
   for (const trace::Unit& u : t.units) {
     const auto& [cycles, site] = declared[&u];
-    if (cycles <= 0) continue;
+    if (cycles <= 0) {
+      facts.empty_units.push_back(static_cast<double>(u.work()) * ns_per_tick);
+      continue;
+    }
     total_declared += cycles;
     Observation o;
     o.site = site;
@@ -294,9 +304,10 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
     facts.units.push_back(o);
   }
   if (total_declared <= 0) {
-    throw std::runtime_error(path + ": its program declares no work (ctx.charge_work), so there is no rate to "
+    // Its runtime steps still count, beside a run that declares work (fit_model checks there is one).
+    facts.declares_nothing = path + ": its program declares no work (ctx.charge_work), so there is no rate to "
                              "fit; declare each unit's work in the program, or calibrate the runtime's "
-                             "costs alone with moirai-calibrate (no --fit)");
+                             "costs alone with moirai-calibrate (no --fit)";
   }
 
   // The runtime's steps, as the trace shows them.
@@ -307,6 +318,25 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
     auto& slot = freed_by[c.to];
     if (slot == nullptr || c.time > slot->time) slot = &c;
   }
+  // Handlers run under the runtime lock, one at a time: by their begins, each ends before the
+  // next begins. A constraint recorded inside one makes its work ready only when it ends, which
+  // is where the simulated machine starts a wake-up too.
+  std::vector<std::pair<std::uint64_t, std::uint64_t>> handlers;
+  for (const trace::Unit& u : t.units) handlers.emplace_back(u.record.handler, u.record.handler_end);
+  std::sort(handlers.begin(), handlers.end());
+  const auto handler_end_at = [&](std::uint64_t time) {
+    auto it = std::upper_bound(handlers.begin(), handlers.end(), std::pair{time, UINT64_MAX});
+    if (it == handlers.begin()) return time;
+    --it;
+    return time <= it->second ? it->second : time;
+  };
+  // The core whose handler ran last before each unit's handler.
+  std::vector<const trace::Unit*> by_handler;
+  for (const trace::Unit& u : t.units) by_handler.push_back(&u);
+  std::sort(by_handler.begin(), by_handler.end(),
+            [](const trace::Unit* a, const trace::Unit* b) { return a->record.handler < b->record.handler; });
+  std::map<std::uint64_t, std::uint32_t> last_holder;
+  for (std::size_t i = 1; i < by_handler.size(); ++i) last_holder[by_handler[i]->record.unit] = by_handler[i - 1]->core;
   std::vector<std::vector<const trace::Span*>> idle(t.core_count);
   for (const trace::Span& s : t.idle) idle[s.core].push_back(&s);
   for (auto& list : idle) {
@@ -314,8 +344,12 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
   }
   for (const trace::Unit& u : t.units) {
     const trace::UnitRecord& r = u.record;
-    facts.handlers[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler_end - r.handler) * ns_per_tick);
-    if (r.locked == r.end) facts.communication.push_back(static_cast<double>(r.handler - r.end) * ns_per_tick);
+    const bool from_other = last_holder.count(r.unit) != 0 && last_holder[r.unit] != u.core;
+    (from_other ? facts.handed : facts.handlers)[t.construct_name(r.ended_by)].push_back(
+        static_cast<double>(r.handler_end - r.handler) * ns_per_tick);
+    if (r.locked == r.end) {
+      facts.communication[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler - r.end) * ns_per_tick);
+    }
     facts.decision.push_back(static_cast<double>(r.begin - r.assign) * ns_per_tick);
     // A wake-up: the unit's core was idle until its decision began, and another core's handler
     // freed it before that.
@@ -327,8 +361,11 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
     if (freed == freed_by.end()) continue;
     const auto from = core_of.find(freed->second->from);
     if (from == core_of.end() || from->second == u.core) continue;
-    if (freed->second->time <= r.assign && freed->second->time >= (*after)->begin) {
-      facts.wake.push_back(static_cast<double>(r.assign - freed->second->time) * ns_per_tick);
+    const std::uint64_t at = handler_end_at(freed->second->time);
+    if (at <= r.assign && at >= (*after)->begin) {
+      // The real machine's idle core spins RealMachine::kIdleSpinNs before it parks.
+      const bool parked = static_cast<double>(at - (*after)->begin) * ns_per_tick >= static_cast<double>(proto::RealMachine::kIdleSpinNs);
+      (parked ? facts.wake_parked : facts.wake).push_back(static_cast<double>(r.assign - at) * ns_per_tick);
     }
   }
   log << "  declared work " << facts.declared_from << ": " << facts.units.size() << " units declared "
@@ -342,6 +379,11 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   if (options.traces.empty()) throw std::runtime_error("--fit needs at least one trace");
   std::vector<RunFacts> runs;
   for (const std::string& path : options.traces) runs.push_back(read_run(path, options, log));
+  const auto declaring = std::find_if(runs.begin(), runs.end(), [](const RunFacts& r) { return r.declares_nothing.empty(); });
+  if (declaring == runs.end()) throw std::runtime_error(runs.front().declares_nothing);
+  for (const RunFacts& run : runs) {
+    if (!run.declares_nothing.empty()) log << "  " << run.path << ": declares no work; its runtime steps only\n";
+  }
 
   proto::CostModel model = options.base;
   const double ticks_per_ns = model.clock_hz / 1e9;
@@ -461,29 +503,76 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   model.work.core_spread = median(spreads);
 
   // The runtime's steps, pooled over the runs.
-  std::map<std::string, std::vector<double>> handlers;
-  std::vector<double> communication, decision, wake;
+  std::map<std::string, std::vector<double>> handlers, handed;
+  std::map<std::string, std::vector<double>> communication;
+  std::vector<double> decision, wake, wake_parked, empty_units;
   for (const RunFacts& run : runs) {
+    empty_units.insert(empty_units.end(), run.empty_units.begin(), run.empty_units.end());
     for (const auto& [name, samples] : run.handlers) handlers[name].insert(handlers[name].end(), samples.begin(), samples.end());
-    communication.insert(communication.end(), run.communication.begin(), run.communication.end());
+    for (const auto& [name, samples] : run.handed) handed[name].insert(handed[name].end(), samples.begin(), samples.end());
+    for (const auto& [name, samples] : run.communication) {
+      communication[name].insert(communication[name].end(), samples.begin(), samples.end());
+    }
     decision.insert(decision.end(), run.decision.begin(), run.decision.end());
     wake.insert(wake.end(), run.wake.begin(), run.wake.end());
+    wake_parked.insert(wake_parked.end(), run.wake_parked.begin(), run.wake_parked.end());
   }
+  // A step's mean leaves out its slowest 1 %: the rare step that the OS or the hypervisor
+  // stopped (a page fault, a preemption) would otherwise weigh as much as thousands of others.
+  const auto typical = [&](std::vector<double> samples) {
+    if (options.step_statistic == FitOptions::Statistic::median || samples.empty()) return median(samples);
+    std::sort(samples.begin(), samples.end());
+    const std::size_t kept = samples.size() - samples.size() / 100;
+    double sum = 0;
+    for (std::size_t i = 0; i < kept; ++i) sum += samples[i];
+    return sum / static_cast<double>(kept);
+  };
   const auto ticks = [&](double ns) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, ns) * ticks_per_ns)); };
-  std::uint64_t dearest = 0;
+  // A handler's cost comes from its runs on the core that held the lock last; the hand-off is
+  // what the runs after another core's hold took more, over the constructs seen both ways.
+  double extra = 0, weight = 0;
+  for (const auto& [name, samples] : handed) {
+    const auto same = handlers.find(name);
+    if (same == handlers.end() || same->second.empty() || samples.empty()) continue;
+    extra += (typical(samples) - typical(same->second)) * static_cast<double>(samples.size());
+    weight += static_cast<double>(samples.size());
+  }
+  const double handoff = weight > 0 ? std::max(0.0, extra / weight) : 0;
+  model.lock_handoff = ticks(handoff);
+  for (const auto& [name, samples] : handed) {
+    if (handlers.count(name) == 0 || handlers[name].empty()) model.handlers[name] = ticks(typical(samples) - handoff);
+  }
   for (const auto& [name, samples] : handlers) {
-    model.handlers[name] = ticks(median(samples));
-    dearest = std::max(dearest, model.handlers[name]);
+    if (!samples.empty()) model.handlers[name] = ticks(typical(samples));
   }
-  if (dearest > 0) model.handler = std::max(model.handler, dearest);
-  if (!communication.empty()) {
-    model.communication = ticks(median(communication) - static_cast<double>(model.lock) / ticks_per_ns);
+  // A construct the traces never showed costs what a handler typically does.
+  std::vector<double> every_handler;
+  for (const auto* by_name : {&handlers, &handed}) {
+    for (const auto& [name, samples] : *by_name) every_handler.insert(every_handler.end(), samples.begin(), samples.end());
   }
+  if (!every_handler.empty()) model.handler = ticks(typical(every_handler));
+  // Communication by the construct that ended the unit; the plain key is the typical one of all.
+  const double lock_ns = static_cast<double>(model.lock) / ticks_per_ns;
+  std::vector<double> all_communication;
+  model.communications.clear();
+  for (const auto& [name, samples] : communication) {
+    model.communications[name] = ticks(typical(samples) - lock_ns);
+    all_communication.insert(all_communication.end(), samples.begin(), samples.end());
+  }
+  if (!all_communication.empty()) model.communication = ticks(typical(all_communication) - lock_ns);
+  // A unit that declared no work still takes the switch into its VP and the VP's side of the
+  // construct that ends it (the trace counts both as its work); the median such unit, since a
+  // program may also leave real work undeclared.
+  if (!empty_units.empty()) model.switch_ticks = ticks(median(empty_units));
   if (!decision.empty()) {
-    const double others = static_cast<double>(model.lock + model.switch_ticks) / ticks_per_ns;
-    model.assigner = std::max<std::uint64_t>(1, ticks(median(decision) - others));
+    // A real run records a unit's begin before it switches into the VP: its decision holds the
+    // lock and the assigner, the switch lies in the unit (see empty_units above).
+    const double others = static_cast<double>(model.lock) / ticks_per_ns;
+    model.assigner = std::max<std::uint64_t>(1, ticks(typical(decision) - others));
   }
-  if (!wake.empty()) model.wake = ticks(median(wake));
+  if (!wake.empty()) model.wake = ticks(typical(wake));
+  if (!wake_parked.empty()) model.wake_parked = ticks(typical(wake_parked));
+  model.idle_spin = ticks(static_cast<double>(proto::RealMachine::kIdleSpinNs));
 
   log << "fit: rate " << std::setprecision(4) << rate << " ns per declared cycle at " << main_site
       << "; stretch per other busy core " << socket << " (socket), " << machine << " (machine); core speed spread "
@@ -491,8 +580,10 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   for (const auto& [site, r] : model.work.site_rates) {
     log << "fit: rate " << r / ticks_per_ns << " ns per declared cycle at " << site << '\n';
   }
-  log << "fit: communication " << model.communication << ", assigner " << model.assigner << ", wake "
-      << model.wake << " (" << wake.size() << " wake-ups), create_vp handler "
+  log << "fit: switch " << model.switch_ticks << " (" << empty_units.size() << " units that declared no work), lock hand-off " << model.lock_handoff << " (" << weight << " handlers after another core's), communication "
+      << model.communication << ", assigner " << model.assigner << ", wake "
+      << model.wake << " (" << wake.size() << " wake-ups of a spinning core), " << model.wake_parked << " ("
+      << wake_parked.size() << " of a parked one), create_vp handler "
       << (model.handlers.count("create_vp") ? std::to_string(model.handlers["create_vp"]) : "-") << " ticks\n";
   return model;
 }
@@ -538,6 +629,9 @@ int fit_main(int argc, char** argv) {
                     "VP and position.");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
   flags.text("rerun-dir", options.rerun_dir, "DIR", "run old traces' commands from here (default: .)");
+  std::string statistic = "mean";
+  flags.text("step-cost", statistic, "mean|median",
+             "a runtime step's cost from its samples: mean (default; the total a run pays) or median");
   std::string predict_with, into = "predicted";
   flags.text("predict", predict_with, "MODEL",
              "instead of fitting, re-run each trace's command on the simulated machine with this model "
@@ -558,7 +652,8 @@ int fit_main(int argc, char** argv) {
     }
     in_traces = false;
     rest.push_back(arg);
-    if ((arg == "--output" || arg == "--rerun-dir" || arg == "--predict" || arg == "--into") && i + 1 < argc) {
+    if ((arg == "--output" || arg == "--rerun-dir" || arg == "--predict" || arg == "--into" || arg == "--step-cost") &&
+        i + 1 < argc) {
       rest.push_back(argv[++i]);
     }
   }
@@ -568,6 +663,10 @@ int fit_main(int argc, char** argv) {
       return 0;
     }
     if (options.traces.empty()) throw apps::FlagError("--fit: name at least one trace of a real run");
+    if (statistic != "mean" && statistic != "median") {
+      throw apps::FlagError("--step-cost: '" + statistic + "' is neither mean nor median");
+    }
+    options.step_statistic = statistic == "mean" ? FitOptions::Statistic::mean : FitOptions::Statistic::median;
   } catch (const apps::FlagError& error) {
     std::cerr << flags.app() << ": error: " << error.what() << '\n' << flags.usage() << '\n';
     return 2;

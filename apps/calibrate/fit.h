@@ -18,6 +18,9 @@ struct FitOptions {
   std::string rerun_dir = ".";
   std::string scratch_dir;       // where the re-runs' traces go (default: a temporary directory)
   proto::CostModel base;         // values the traces cannot show (switch, lock) come from here
+  // How a runtime step's samples become its cost: their mean (the default: a run's makespan is
+  // the sum of its steps, rare slow ones included) or their median (the typical step).
+  enum class Statistic { mean, median } step_statistic = Statistic::mean;
 };
 
 // fit_model fits the work model (rate per call site, stretch with busy cores, the cores' speed

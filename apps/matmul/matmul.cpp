@@ -36,13 +36,13 @@ struct AllDone {
 
 const ssr::MessageType<PieceDone> kPieceDone{"piece done"};
 
-// Problem is the data every VP of one run shares. A, B and C outlive the run; each worker
-// writes only its own rows of C, and bt is written once, inside the singleton.
+// Problem is what the VPs of one run share: A, B and C outlive it; bt is written once, in the singleton.
 struct Problem {
   const Matrix& a;
   const Matrix& b;
   Matrix& c;
   std::size_t pieces;
+  const WorkScale& work;
   Matrix bt{};
   ssr::Singleton copy_transpose{"copy-transpose B"};
   std::size_t transposes = 0;
@@ -102,12 +102,12 @@ void worker(ssr::Context& ctx, Problem& problem, std::size_t piece, ssr::VpRef r
   ctx.singleton(problem.copy_transpose, [&problem, &ctx, n] {
     problem.bt = transpose(problem.b);
     ++problem.transposes;
-    ctx.charge_work(transpose_cycles(n));
+    ctx.charge_work(transpose_cycles(n, problem.work));
   });
   const std::size_t begin = piece_rows(piece, n, problem.pieces);
   const std::size_t end = piece_rows(piece + 1, n, problem.pieces);
   multiply_rows(problem.a, problem.bt, problem.c, begin, end);
-  ctx.charge_work(piece_cycles(end - begin, n));
+  ctx.charge_work(piece_cycles(end - begin, n, problem.work));
   ctx.send_of_type_to(kPieceDone, results,
                       PieceDone{piece, begin, end, ctx.core(), problem.c.rows(begin, end)});
 }
@@ -130,7 +130,7 @@ void results(ssr::Context& ctx, const Problem& problem, ssr::VpRef divider) {
     }
     seen[piece.piece] = true;
     piece_sums[piece.piece] = std::accumulate(piece.rows.begin(), piece.rows.end(), 0.0);
-    ctx.charge_work(accumulate_cycles(piece.rows.size()));
+    ctx.charge_work(accumulate_cycles(piece.rows.size(), problem.work));
     done.piece_cores[piece.piece] = piece.core;
     if (problem.on_piece != nullptr && *problem.on_piece) {
       (*problem.on_piece)(piece.piece, done.pieces + 1, piece.core,
@@ -173,15 +173,15 @@ std::size_t default_pieces(std::size_t cores, std::size_t size) noexcept {
   return std::min(4 * cores, size);
 }
 
-std::uint64_t piece_cycles(std::size_t rows, std::size_t size) noexcept {
-  return static_cast<std::uint64_t>(rows) * size * size / kMultiplyAddsPerCycle;
+std::uint64_t piece_cycles(std::size_t rows, std::size_t size, const WorkScale& scale) noexcept {
+  return static_cast<std::uint64_t>(rows) * size * size * 1000 / scale.multiply_adds_per_kilocycle;
 }
 
-std::uint64_t transpose_cycles(std::size_t size) noexcept {
-  return static_cast<std::uint64_t>(size) * size;
+std::uint64_t transpose_cycles(std::size_t size, const WorkScale& scale) noexcept {
+  return static_cast<std::uint64_t>(size) * size * scale.transpose_cycles_per_entry;
 }
 
-std::uint64_t accumulate_cycles(std::size_t entries) noexcept { return entries / 2; }
+std::uint64_t accumulate_cycles(std::size_t entries, const WorkScale& s) noexcept { return entries / s.accumulate_entries_per_cycle; }
 
 std::size_t piece_rows(std::size_t piece, std::size_t size, std::size_t pieces) noexcept {
   return piece * size / pieces;
@@ -212,7 +212,7 @@ MatmulResult run_matmul(proto::Machine& machine, const MatmulConfig& config) {
   const Matrix a = random_matrix(config.size, config.seed);
   const Matrix b = random_matrix(config.size, config.seed + 1);
   result.product = Matrix(config.size);
-  Problem problem{.a = a, .b = b, .c = result.product, .pieces = result.pieces};
+  Problem problem{.a = a, .b = b, .c = result.product, .pieces = result.pieces, .work = config.work};
   problem.on_piece = &config.on_piece;
 
   const auto divider = [&](ssr::Context& ctx) {
@@ -223,7 +223,7 @@ MatmulResult run_matmul(proto::Machine& machine, const MatmulConfig& config) {
         [&problem, self = ctx.self()](ssr::Context& c) { results(c, problem, self); },
         {.name = "results", .core = result.results_core});
     for (std::size_t piece = 0; piece < result.pieces; ++piece) {
-      ctx.charge_work(kCreateCycles);
+      ctx.charge_work(config.work.create_cycles);
       ctx.create_vp(
           [&problem, piece, collector](ssr::Context& c) { worker(c, problem, piece, collector); },
           {.name = "worker " + std::to_string(piece),

@@ -27,19 +27,30 @@ namespace moirai::matmul {
 // whose sizes differ by at most one; piece i covers [piece_rows(i), piece_rows(i + 1)).
 std::size_t piece_rows(std::size_t piece, std::size_t size, std::size_t pieces) noexcept;
 
-// The work each unit declares (ctx.charge_work), for exact runs on a simulated machine with
-// declared work. Cycles of the 1 GHz default virtual clock, set near this development VM's
-// speed: the multiply kernel did about 3.7 multiply-adds per ns (1920^3 in 1.9 s on one core).
-inline constexpr std::uint64_t kMultiplyAddsPerCycle = 4;
+// WorkScale is the work each unit declares (ctx.charge_work), for exact runs on a simulated
+// machine with declared work: cycles of the 1 GHz default virtual clock. The defaults are
+// nanoseconds on the 2-core development VM, fitted from its real runs by
+// bench/fit_default_model.sh (docs/cost-model.md), whose vCPUs change speed from minute to minute.
+struct WorkScale {
+  // The multiply kernel did 1.7 to 3.3 multiply-adds per ns, 2.5 in the middle.
+  std::uint64_t multiply_adds_per_kilocycle = 2500;
+  // The copy-transpose misses the cache on every write: 9.6-13.4 ns per entry at size 1920.
+  std::uint64_t transpose_cycles_per_entry = 11;
+  // The divider's work per worker it creates (the closure, the name, the return to the VP).
+  std::uint64_t create_cycles = 2000;
+  // The results VP sums about an entry per ns.
+  std::uint64_t accumulate_entries_per_cycle = 1;
+};
+// kWalkthroughScale is the declarations before issue 13 refitted them: the tuning walkthrough
+// keeps them with the costs it was written for, so its steps stay the paper's session.
+inline constexpr WorkScale kWalkthroughScale{.multiply_adds_per_kilocycle = 4000, .transpose_cycles_per_entry = 1,
+                                             .create_cycles = 400, .accumulate_entries_per_cycle = 2};
 // piece_cycles is the declared work of multiplying `rows` rows of a `size` x `size` product.
-std::uint64_t piece_cycles(std::size_t rows, std::size_t size) noexcept;
-// transpose_cycles is the declared work of the copy-transpose singleton (a cycle per entry).
-std::uint64_t transpose_cycles(std::size_t size) noexcept;
-// kCreateCycles is the divider's declared work per worker it creates (the closure and the name),
-// near the 2^9..2^11 TSC ticks (200-800 ns) of a real run's creation units on this VM.
-inline constexpr std::uint64_t kCreateCycles = 400;
+std::uint64_t piece_cycles(std::size_t rows, std::size_t size, const WorkScale& scale = {}) noexcept;
+// transpose_cycles is the declared work of the copy-transpose singleton.
+std::uint64_t transpose_cycles(std::size_t size, const WorkScale& scale = {}) noexcept;
 // accumulate_cycles is the declared work of the results VP summing a piece of `entries` entries.
-std::uint64_t accumulate_cycles(std::size_t entries) noexcept;
+std::uint64_t accumulate_cycles(std::size_t entries, const WorkScale& scale = {}) noexcept;
 
 // check_tolerance is the largest max_abs_difference from reference_multiply that --check accepts
 // for size `n` (entries of A and B lie in [-1, 1), so |C(i,j)| < n).
@@ -64,6 +75,7 @@ struct MatmulConfig {
   std::vector<CoreId> worker_cores;
   std::optional<CoreId> results_core;     // where the results VP is pinned; default the last core
   std::uint64_t seed = 1;                 // seeds the random A and B
+  WorkScale work;                         // what each unit declares
   bool check = false;                     // also compute reference_multiply and compare
   instrument::RuntimeObserver* observer = nullptr;  // e.g. a trace recorder
   // on_piece, when set, is called by the results VP as it receives each piece (from its core's

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <tuple>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -177,6 +178,13 @@ class Parser {
     trace_.construct_roles.resize(trace_.constructs.size(), ConstructRole::other);
     trace_.construct_colours.resize(trace_.constructs.size());
     if (version_major_ < 3) legacy_roles();
+    // Each core's records arrive in its chunks, and the chunks of different cores in the order
+    // the writer took them, which host timing decides (the recorder also flushes by time): in
+    // time order, a trace reads the same however its chunks were interleaved, so every view of a
+    // simulated run is the same each time.
+    std::stable_sort(trace_.constraints.begin(), trace_.constraints.end(), [](const ConstraintRecord& a, const ConstraintRecord& b) {
+      return std::tie(a.time, a.from, a.to, a.construct, a.match) < std::tie(b.time, b.from, b.to, b.construct, b.match);
+    });
     auto interrupted = trace_.metadata.find("interrupted");
     if (interrupted != trace_.metadata.end() && interrupted->second != "no") trace_.interrupted = interrupted->second;
     return std::move(trace_);

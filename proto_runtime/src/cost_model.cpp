@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "moirai/proto_runtime/errors.h"
+#include "moirai/proto_runtime/real_machine.h"
 
 namespace moirai::proto {
 
@@ -21,6 +22,7 @@ std::string_view trim(std::string_view text) {
 }
 
 constexpr std::string_view kHandlerPrefix = "handler.";
+constexpr std::string_view kCommunicationPrefix = "communication.";
 constexpr std::string_view kWorkRatePrefix = "work_rate.";
 
 // parse_factor reads a non-negative real number (`positive`: above 0) or throws naming the key.
@@ -38,17 +40,25 @@ double parse_factor(std::string_view key, std::string_view value, bool positive,
 }  // namespace
 
 CostModel CostModel::default_model() {
-  // Written by `moirai-calibrate` (median of 20000 uses of each construct) on the 2-core
-  // development VM, AMD EPYC at 2596 MHz TSC (docs/cost-model.md): ticks of a 1 GHz virtual
-  // clock, i.e. nanoseconds. A language adds its own handlers' costs (ssr::cost_model for SSR);
-  // `handler` is the dearest handler measured, for constructs with no line of their own.
-  return CostModel{.clock_hz = 1e9, .switch_ticks = 15, .communication = 11, .lock = 1,
-                   .assigner = 8, .wake = 68, .handler = 42, .handlers = {}, .work = {}};
+  // Fitted by `moirai-calibrate --fit` from real runs on the 2-core development VM (AMD EPYC,
+  // TSC at 2445 MHz): matmul and the report's scenario suite, 9 runs each over half an hour, as
+  // bench/fit_default_model.sh records them (docs/cost-model.md). Ticks of a 1 GHz virtual
+  // clock, i.e. nanoseconds; each step's mean without its slowest 1 %. A language adds its own
+  // handlers' costs (ssr::cost_model for SSR); `handler` is a handler's typical cost, for
+  // constructs with no line of their own. A declared cycle is a nanosecond of this VM's work.
+  return CostModel{.clock_hz = 1e9, .switch_ticks = 60, .communication = 240, .communications = {}, .lock = 1,
+                   .lock_handoff = 58, .assigner = 97, .wake = 316, .wake_parked = 42743,
+                   .idle_spin = RealMachine::kIdleSpinNs, .handler = 327, .handlers = {}, .work = {}};
 }
 
 std::uint64_t CostModel::handler_cost(std::string_view construct) const {
   const auto found = handlers.find(construct);
   return found != handlers.end() ? found->second : handler;
+}
+
+std::uint64_t CostModel::communication_cost(std::string_view construct) const {
+  const auto found = communications.find(construct);
+  return found != communications.end() ? found->second : communication;
 }
 
 double WorkModel::rate_at(std::string_view site) const {
@@ -64,10 +74,14 @@ std::string CostModel::text() const {
       << "switch = " << switch_ticks << '\n'
       << "communication = " << communication << '\n'
       << "lock = " << lock << '\n'
+      << "lock.handoff = " << lock_handoff << '\n'
       << "assigner = " << assigner << '\n'
       << "wake = " << wake << '\n'
+      << "wake.parked = " << wake_parked << '\n'
+      << "idle_spin = " << idle_spin << '\n'
       << "handler = " << handler << '\n';
   for (const auto& [name, ticks] : handlers) out << kHandlerPrefix << name << " = " << ticks << '\n';
+  for (const auto& [name, ticks] : communications) out << kCommunicationPrefix << name << " = " << ticks << '\n';
   // The work lines only when they differ from "declared cycles are ticks", so models written
   // before they existed read back the same.
   out.precision(6);
@@ -130,18 +144,26 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
       model.communication = ticks;
     } else if (key == "lock") {
       model.lock = ticks;
+    } else if (key == "lock.handoff") {
+      model.lock_handoff = ticks;
     } else if (key == "assigner") {
       model.assigner = ticks;
     } else if (key == "wake") {
       model.wake = ticks;
+    } else if (key == "wake.parked") {
+      model.wake_parked = ticks;
+    } else if (key == "idle_spin") {
+      model.idle_spin = ticks;
     } else if (key == "handler") {
       model.handler = ticks;
     } else if (key.starts_with(kHandlerPrefix) && key.size() > kHandlerPrefix.size()) {
       model.handlers[std::string(key.substr(kHandlerPrefix.size()))] = ticks;
+    } else if (key.starts_with(kCommunicationPrefix) && key.size() > kCommunicationPrefix.size()) {
+      model.communications[std::string(key.substr(kCommunicationPrefix.size()))] = ticks;
     } else {
       throw ConfigError(where + "unknown key '" + std::string(key) +
-                        "' (expected clock_hz, switch, communication, lock, assigner, wake, "
-                        "handler, handler.<construct>, work_rate, work_rate.<file:line>, "
+                        "' (expected clock_hz, switch, communication, communication.<construct>, lock, "
+                        "lock.handoff, assigner, wake, wake.parked, idle_spin, handler, handler.<construct>, work_rate, work_rate.<file:line>, "
                         "stretch.machine, stretch.socket or core_spread)");
     }
   }

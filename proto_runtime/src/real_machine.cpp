@@ -21,9 +21,7 @@ namespace moirai::proto {
 
 namespace {
 
-// How long an idle core spins before it parks. Long enough to catch the reply in a cross-core
-// exchange without a kernel round trip, short enough that a parked core costs nothing.
-constexpr auto kIdleSpin = std::chrono::microseconds(50);
+constexpr auto kIdleSpin = std::chrono::nanoseconds(RealMachine::kIdleSpinNs);
 
 // Parking is one core's wake-up word: notify_work bumps `epoch`; a core that found no work
 // sleeps on it (a futex through std::atomic::wait) only after announcing so in `sleeping`.

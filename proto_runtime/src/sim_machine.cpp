@@ -169,6 +169,7 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   std::vector<VirtualCore> cores;
   instrument::RuntimeObserver* user = nullptr;
   std::vector<std::uint64_t> handler_costs;  // per construct kind, from the names at run_start
+  std::vector<std::uint64_t> communication_costs;  // the same for the communication after a unit
   double measured_scale = 1.0;               // virtual ticks per host ns
 
   // The runtime lock as a resource in virtual time.
@@ -231,6 +232,10 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   std::uint64_t units = 0;
   std::exception_ptr failure;
 
+  std::uint64_t communication_cost(ConstructKind kind) const noexcept {
+    return kind < communication_costs.size() ? communication_costs[kind] : config.costs.communication;
+  }
+
   // Scheduling
   void core_body(CoreId core);
   void to_main(VirtualCore& self);
@@ -263,7 +268,11 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                  std::size_t core_count) override {
     handler_costs.clear();
-    for (const ConstructInfo& construct : constructs) handler_costs.push_back(config.costs.handler_cost(construct.name));
+    communication_costs.clear();
+    for (const ConstructInfo& construct : constructs) {
+      handler_costs.push_back(config.costs.handler_cost(construct.name));
+      communication_costs.push_back(config.costs.communication_cost(construct.name));
+    }
     if (user) {
       user->use_time_source(*this);
       user->run_start(language, constructs, core_count);
@@ -336,10 +345,10 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     ++units;
     if (user) user->unit_end(core, vp, unit, ended_by, site);
     // The core asks for the lock after the communication: other cores go first until then.
-    reschedule(core, c.clock + config.costs.communication);
+    reschedule(core, c.clock + communication_cost(ended_by));
   }
   void handler_enter(CoreId core, ConstructKind kind, UnitId unit) override {
-    cores[core].clock += config.costs.communication;
+    cores[core].clock += communication_cost(kind);
     acquire(core);
     if (user) user->handler_enter(core, kind, unit);
   }
@@ -372,7 +381,7 @@ void SimMachine::Impl::acquire(CoreId core) {
     c.clock = lock_free_at;
     if (user) user->lock_wait_end(core, lock_holder);
   }
-  c.clock += config.costs.lock;
+  c.clock += config.costs.lock + (lock_holder != core ? config.costs.lock_handoff : 0);
 }
 
 void SimMachine::Impl::advance_work(std::uint64_t to) {
@@ -456,8 +465,10 @@ void SimMachine::Impl::reschedule(CoreId core, std::uint64_t at) {
   to_main(cores[core]);
 }
 
+// wake makes a sleeping core look again at `at`: its clock stopped when it went idle, so
+// `at - clock` is how long it has been idle, which says whether it still spins or has parked.
 void SimMachine::Impl::wake(VirtualCore& core, std::uint64_t at) {
-  core.clock = std::max(core.clock, at) + config.costs.wake;
+  core.clock = std::max(core.clock, at) + config.costs.wake_cost(at > core.clock ? at - core.clock : 0);
   core.state = VirtualCore::State::runnable;
   push(static_cast<CoreId>(&core - cores.data()), core.clock);
 }

@@ -6,6 +6,7 @@
 #include <stdexcept>
 #include <string>
 #include <unordered_map>
+#include <utility>
 #include <vector>
 
 #include "moirai/instrument/construct_role.h"
@@ -54,6 +55,7 @@ struct Span {
 
 // Trace is everything a trace file holds, in file order per core.
 struct Trace {
+  std::pair<std::uint16_t, std::uint16_t> version{};  // the file's format, major and minor
   std::map<std::string, std::string> metadata;
   std::uint32_t core_count = 0;
   double clock_hz = 0;

@@ -32,9 +32,17 @@ struct CostModel {
   double clock_hz = 1e9;               // ticks per virtual second
   std::uint64_t switch_ticks = 0;      // decision made -> the unit starts (switch into the VP)
   std::uint64_t communication = 0;     // unit ended -> the core asks for the runtime lock
+  // ... after a unit ended by the construct so named, where it differs (a long unit's end also
+  // reads the OS's accounts; a send may copy its message)
+  std::map<std::string, std::uint64_t, std::less<>> communications;
   std::uint64_t lock = 0;              // taking and releasing a free runtime lock
+  std::uint64_t lock_handoff = 0;      // ... more when another core held it last (its lines move)
   std::uint64_t assigner = 0;          // one call of the language's assigner
-  std::uint64_t wake = 0;              // work made ready for an idle core -> that core looks
+  // An idle core spins `idle_spin` ticks, then parks: work made ready for it while it spins
+  // costs `wake` until it looks, once it is parked `wake_parked` (the kernel wakes it).
+  std::uint64_t wake = 0;
+  std::uint64_t wake_parked = 0;
+  std::uint64_t idle_spin = 0;
   std::uint64_t handler = 0;           // a request handler of any construct not named below
   std::map<std::string, std::uint64_t, std::less<>> handlers;  // per construct display name
 
@@ -42,6 +50,10 @@ struct CostModel {
 
   // handler_cost is what the handler of the construct named `construct` costs.
   std::uint64_t handler_cost(std::string_view construct) const;
+  // communication_cost is the communication after a unit that the construct `construct` ended.
+  std::uint64_t communication_cost(std::string_view construct) const;
+  // wake_cost is what waking a core that has been idle for `idle` ticks costs.
+  std::uint64_t wake_cost(std::uint64_t idle) const noexcept { return idle < idle_spin ? wake : wake_parked; }
   // text writes the model in the file format parse reads.
   std::string text() const;
   // parse reads a model from `text`; `origin` names it in errors. Keys not given keep their

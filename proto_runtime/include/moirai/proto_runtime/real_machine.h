@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string>
 
@@ -13,6 +14,11 @@ namespace moirai::proto {
 // spin briefly, then park until notify_work.
 class RealMachine final : public Machine {
  public:
+  // kIdleSpinNs is how long an idle core spins before it parks: long enough to catch the reply
+  // in a cross-core exchange without a kernel round trip, short enough that a parked core
+  // costs nothing. The cost model's idle_spin defaults to it.
+  static constexpr std::uint64_t kIdleSpinNs = 50'000;
+
   // RealMachine uses `cores` processing units, 0 meaning all; more than the machine has throws
   // ConfigError.
   explicit RealMachine(std::size_t cores = 0);
