@@ -580,7 +580,8 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   for (const auto& [site, r] : model.work.site_rates) {
     log << "fit: rate " << r / ticks_per_ns << " ns per declared cycle at " << site << '\n';
   }
-  log << "fit: switch " << model.switch_ticks << " (" << empty_units.size() << " units that declared no work), lock hand-off " << model.lock_handoff << " (" << weight << " handlers after another core's), communication "
+  log << "fit: switch " << model.switch_ticks << " (" << empty_units.size() << " units that declared no work), lock hand-off "
+      << model.lock_handoff << " (" << static_cast<std::uint64_t>(weight) << " handlers after another core's), communication "
       << model.communication << ", assigner " << model.assigner << ", wake "
       << model.wake << " (" << wake.size() << " wake-ups of a spinning core), " << model.wake_parked << " ("
       << wake_parked.size() << " of a parked one), create_vp handler "
