@@ -203,7 +203,9 @@ int main(int argc, char** argv) {
       ssr::run(machine, [n](ssr::Context& ctx) { cross_core(ctx, n); }, options);
     }
 
-    proto::CostModel model;
+    // What tight loops cannot show (a parked core's wake-up, the lock's hand-off between cores,
+    // how long an idle core spins) keeps the compiled-in value.
+    proto::CostModel model = proto::CostModel::default_model();
     model.clock_hz = 1e9;
     const double lock = lock_ns();
     const double communication = median_ns(one.collect([](const Samples::Core& c) -> const auto& { return c.communication; }));
