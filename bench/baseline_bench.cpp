@@ -5,7 +5,6 @@
 // and a raw atomic ping-pong between two threads pinned to the PUs of cores 0 and 1 (the
 // hardware's floor under any cross-core construct: two cache-line transfers).
 #include <benchmark/benchmark.h>
-#include <hwloc.h>
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/fixedsize_stack.hpp>
@@ -20,6 +19,7 @@
 #include <thread>
 #include <utility>
 
+#include "atomic_anchor.h"
 #include "bench_util.h"
 
 namespace {
@@ -29,6 +29,7 @@ using moirai::bench::OpTally;
 using moirai::bench::seconds_between;
 
 constexpr int kWarmupRoundTrips = 1000;
+constexpr std::uint64_t kAnchorBatch = 50'000;  // atomic round trips per iteration, as SSR's
 
 // One round trip: resume a Boost.Context fiber, which switches straight back. Two context
 // switches, no scheduler, no queue: the floor under any fiber runtime.
@@ -182,60 +183,23 @@ void BM_PthreadCondvarPingPong(benchmark::State& state) {
 BENCHMARK(BM_PthreadCondvarPingPong)->UseRealTime();
 
 // Pins the calling thread to the `index`-th PU, as the real machine pins core `index`.
-bool pin_to_pu(hwloc_topology_t topology, unsigned index) {
-  hwloc_obj_t pu = hwloc_get_obj_by_type(topology, HWLOC_OBJ_PU, index);
-  return pu != nullptr && hwloc_set_cpubind(topology, pu->cpuset, HWLOC_CPUBIND_THREAD) == 0;
-}
-
 // One round trip of a counter between the benchmark thread, pinned to the PU of core 0, and a
 // partner pinned to the PU of core 1: each spins on one atomic until the other's increment
 // shows. No runtime, no queue, no wake-up: what SSR's cross-core round trip is measured against.
+// Each iteration is one batch (atomic_anchor.h), as in the SSR rows.
 void BM_AtomicPingPongTwoCores(benchmark::State& state) {
-  hwloc_topology_t topology = nullptr;
-  if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) {
-    state.SkipWithError("hwloc could not load the topology");
-    return;
-  }
-  if (hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU) < 2) {
-    hwloc_topology_destroy(topology);
-    state.SkipWithError("needs two PUs");
-    return;
-  }
-  alignas(64) std::atomic<std::uint64_t> ball{0};
-  std::atomic<bool> pinned{false};
-  std::thread pong([&] {
-    pinned.store(pin_to_pu(topology, 1));
-    for (std::uint64_t seen = 1;; seen += 2) {
-      std::uint64_t now;
-      while ((now = ball.load(std::memory_order_acquire)) < seen) {
-      }
-      if (now == UINT64_MAX) return;
-      ball.store(seen + 1, std::memory_order_release);
-    }
-  });
-  const bool here = pin_to_pu(topology, 0);
-  std::uint64_t next = 1;
-  auto round_trip = [&] {
-    ball.store(next, std::memory_order_release);
-    while (ball.load(std::memory_order_acquire) != next + 1) {
-    }
-    next += 2;
-  };
-  for (int i = 0; i < kWarmupRoundTrips; ++i) round_trip();
-  const Clock::time_point start = Clock::now();
-  for (auto _ : state) round_trip();
-  const Clock::time_point end = Clock::now();
-  ball.store(UINT64_MAX, std::memory_order_release);
-  pong.join();
-  hwloc_topology_destroy(topology);
-  if (!here || !pinned.load()) {
-    state.SkipWithError("hwloc could not pin the threads");
-    return;
-  }
   OpTally tally;
-  tally.add(seconds_between(start, end), static_cast<std::uint64_t>(state.iterations()));
+  for (auto _ : state) {
+    const moirai::bench::AnchorBatch batch = moirai::bench::atomic_ping_pong(kAnchorBatch);
+    if (!batch.error.empty()) {
+      state.SkipWithError(batch.error.c_str());
+      return;
+    }
+    state.SetIterationTime(batch.seconds);
+    tally.add(batch.seconds, kAnchorBatch);
+  }
   tally.report(state, "round trip");
 }
-BENCHMARK(BM_AtomicPingPongTwoCores)->UseRealTime();
+BENCHMARK(BM_AtomicPingPongTwoCores)->UseManualTime();
 
 }  // namespace

@@ -70,7 +70,7 @@ fi
 
 export MB_REVISION="$revision" MB_JSON="$json" MB_NPROC="$(nproc)" MB_CPU="$cpu_model" MB_GUEST="$guest"
 export MB_REPS="$repetitions" MB_KERNEL="$(uname -r)" MB_INVOKED="$invoked"
-python3 - "$binary" "--benchmark_repetitions=$repetitions" "--benchmark_report_aggregates_only=true" \
+python3 - "$binary" "--benchmark_repetitions=$repetitions" "--benchmark_display_aggregates_only=true" \
   "--benchmark_out=$json" "--benchmark_out_format=json" ${extra[@]+"${extra[@]}"} <<'PY'
 import json, os, resource, subprocess, sys, time
 
@@ -103,16 +103,25 @@ steal = steal1 - steal0
 with open(env["MB_JSON"]) as f:
     report = json.load(f)
 
-# Median, mean and standard deviation of the ns_per_op counter per benchmark.
-stats = {}
-for b in report["benchmarks"]:
-    if b.get("run_type") != "aggregate" or "ns_per_op" not in b:
-        continue
-    name = b["run_name"]
+def plain_name(name):
     for suffix in ("/manual_time", "/real_time"):
         if name.endswith(suffix):
-            name = name[: -len(suffix)]
-    stats.setdefault(name, {})[b["aggregate_name"]] = b["ns_per_op"]
+            return name[: -len(suffix)]
+    return name
+
+# Median, mean and standard deviation of the ns_per_op counter per benchmark; and, per
+# repetition of the cross-core row, its ratio to the atomic anchor run right before it.
+stats = {}
+paired = []
+for b in report["benchmarks"]:
+    if "ns_per_op" not in b:
+        continue
+    name = plain_name(b["run_name"])
+    if b.get("run_type") == "aggregate":
+        stats.setdefault(name, {})[b["aggregate_name"]] = b["ns_per_op"]
+    elif name == "BM_SsrPingPong/two_cores" and b.get("anchor_ns_per_op"):
+        paired.append((b["ns_per_op"] / b["anchor_ns_per_op"], b["ns_per_op"], b["anchor_ns_per_op"]))
+paired.sort()
 
 rows = [
     ("BM_RawFiberRoundTrip", "raw Boost.Context fiber round trip (resume + switch back)"),
@@ -202,6 +211,12 @@ targets = [
     ("matmul on 2 cores at least 1.8x faster than on 1 core (default size)",
      (mm1, mm2), lambda: (mm1 / mm2, f"{mm1 / mm2:.2f}x ({fmt_ns(mm1)} / {fmt_ns(mm2)})", mm1 / mm2 >= 1.8)),
 ]
+if paired:
+    ratio, ssr_ns, anchor_ns = paired[len(paired) // 2]  # the median repetition (upper, if even)
+    targets.insert(2, (
+        "cross-core SSR round trip within 2.5x the atomic ping-pong run right before it (paired, per repetition)",
+        (ratio,), lambda: (ratio, f"{ratio:.1f}x, the median of {len(paired)} repetitions ({fmt_ns(ssr_ns)} / {fmt_ns(anchor_ns)}; "
+                                  f"all: {', '.join(f'{r:.1f}x' for r, _, _ in paired)})", ratio <= 2.5)))
 for title, inputs, compute in targets:
     if all(inputs):
         _, measured, ok = compute()

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <string>
 
+#include "atomic_anchor.h"
 #include "bench_util.h"
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/run.h"
@@ -96,12 +97,29 @@ void BM_SsrPingPong(benchmark::State& state, Placement placement) {
   if (!machine_has(state, run_cores(placement))) return;
   OpTally tally;
   Batch batch;
+  // The two-core row runs the atomic anchor (atomic_anchor.h) on the same two PUs right before
+  // each of its batches: this VM's cross-core latency changes several-fold from one minute to
+  // the next, and the ratio to the anchor is only meaningful over the same spell.
+  const bool anchored = placement == Placement::two_cores;
+  double anchor_seconds = 0.0;
   for (auto _ : state) {
+    if (anchored) {
+      const moirai::bench::AnchorBatch anchor = moirai::bench::atomic_ping_pong(kPingPongBatch);
+      if (!anchor.error.empty()) {
+        state.SkipWithError(anchor.error.c_str());
+        return;
+      }
+      anchor_seconds += anchor.seconds;
+    }
     batch = ping_pong_batch(placement, kPingPongBatch);
     state.SetIterationTime(batch.seconds);
     tally.add(batch.seconds, kPingPongBatch);
   }
   tally.report(state, "round trip");
+  if (anchored) {
+    const double ops = static_cast<double>(kPingPongBatch) * static_cast<double>(state.iterations());
+    state.counters["anchor_ns_per_op"] = anchor_seconds * 1e9 / ops;
+  }
   // How much runtime work one round trip is: units animated (each one a switch into a VP and
   // back to its core's scheduler) and construct requests handled, over the whole last run.
   const double round_trips = static_cast<double>(kWarmupRoundTrips + kPingPongBatch);

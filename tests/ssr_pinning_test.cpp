@@ -126,5 +126,45 @@ TEST_P(SsrPinning, CoresMapToDistinctProcessingUnits) {
 // Processing units belong to real cores: this suite runs on the real machine only.
 MOIRAI_INSTANTIATE_CORE_COUNTS(SsrPinning);
 
+// ping_pong_across runs `round_trips` send_from_to round trips between a VP on core 0 and one
+// pinned to core 1, on `cores` real cores or on the simulated machine.
+proto::RunStats ping_pong_across(std::size_t cores, int round_trips) {
+  return run_ssr(
+      cores,
+      [round_trips](Context& ctx) {
+        const VpRef ping = ctx.self();
+        const VpRef pong = ctx.create_vp(
+            [ping, round_trips](Context& me) {
+              for (int i = 0; i < round_trips; ++i) me.send_from_to(ping, me.receive_from_to<int>(ping) + 1);
+            },
+            ssr::CreateOptions{.name = "pong", .core = 1});
+        int value = 0;
+        for (int i = 0; i < round_trips; ++i) {
+          ctx.send_from_to(pong, value);
+          value = ctx.receive_from_to<int>(pong);
+        }
+        EXPECT_EQ(value, round_trips);
+      },
+      ssr::RunOptions{.seed_core = 0});
+}
+
+// On real cores, a VP made ready for a core that waits for work is handed to that core with the
+// assigner's choice made by the readying core, so the woken core starts it without taking the
+// runtime lock. In a ping-pong across two cores every message finds the other core waiting:
+// each of the 2 messages of a round trip is one hand-over.
+TEST(SsrHandOver, EachMessageToAWaitingCoreHandsItsVpOver) {
+  constexpr int kRoundTrips = 500;
+  const proto::RunStats stats = ping_pong_across(2, kRoundTrips);
+  EXPECT_GE(stats.units_handed_over, 2u * kRoundTrips);
+  EXPECT_LE(stats.units_handed_over, stats.units_animated);
+}
+
+// The simulated machine steps every core itself: nothing is handed over there.
+TEST(SsrHandOver, TheSimulatedMachineHandsNothingOver) {
+  const proto::RunStats stats = ping_pong_across(kSimulatedCores, 50);
+  EXPECT_EQ(stats.units_handed_over, 0u);
+  EXPECT_GT(stats.units_animated, 100u);
+}
+
 }  // namespace
 }  // namespace moirai::test

@@ -1,6 +1,7 @@
 #include "moirai/proto_runtime/runtime.h"
 
 #include <algorithm>
+#include <atomic>
 #include <boost/context/fiber.hpp>
 #include <new>
 #include <stdexcept>
@@ -31,15 +32,22 @@ using detail::SanitizerFiber;
 
 namespace {
 
-// CoreState is what one core keeps; only the thread animating that core touches it, and the
-// alignment keeps cores off each other's cache lines.
+// CoreState is what one core keeps; the alignment keeps cores off each other's cache lines.
+// Only the thread animating the core touches it, except `waiting` (under the runtime lock) and
+// `handed` (the one field another core writes).
 struct alignas(64) CoreState {
   ExecContext home;                       // the core thread's own stack: start, idle, stop
   ExecContext* switched_from = nullptr;   // the context that last switched on this core
   VirtualProcessor* ended = nullptr;      // a VP whose stack went away in that switch
   bool idle = false;
   bool started = false;                   // core_start was reported
+  // waiting: the core found nothing under the lock and has not been woken since, so the first
+  // VP made ready for it must wake it (and a core that is busy is not disturbed).
+  bool waiting = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
+  // handed is the VP the assigner chose for this core while it waited, chosen by the core that
+  // made the VP ready; the woken core animates it without taking the lock again.
+  std::atomic<VirtualProcessor*> handed{nullptr};
 };
 
 }  // namespace
@@ -93,6 +101,7 @@ struct Runtime::Impl final : detail::VpHost {
   void acquire(CoreId core);
   VirtualProcessor* assign(CoreId core);
   VirtualProcessor* next_after_unit(CoreId core);
+  void hand_over(CoreId core);
   void begin_unit(CoreId core, VirtualProcessor& vp);
   void switch_to(CoreId core, ExecContext& from, ExecContext& to);
   VirtualProcessor& create(CoreId core, VpFunction fn, VpOptions options, const CallSite& site);
@@ -175,9 +184,28 @@ VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
   VirtualProcessor* next = assign(core);
   if (next == nullptr) {
     cores[core].idle = true;
+    cores[core].waiting = true;
     if (kRecording && observer) observer->idle_begin(core);
   }
   return next;
+}
+
+// hand_over gives each waiting core that this core's handler made work for the VP its assigner
+// chooses for it now, under the lock, so that the woken core starts it without contending for
+// the lock with the core that woke it (one cache-line round trip fewer per wake-up).
+void Runtime::Impl::hand_over(CoreId core) {
+  for (CoreId target : cores[core].to_wake) {
+    if (target == kAnyCore || cores[target].handed.load(std::memory_order_relaxed) != nullptr) {
+      continue;
+    }
+    VirtualProcessor* vp = assigner.next_for(target);
+    if (vp == nullptr) continue;
+    --ready;
+    ++running;
+    ++stats.units_animated;
+    ++stats.units_handed_over;
+    cores[target].handed.store(vp, std::memory_order_release);
+  }
 }
 
 void Runtime::Impl::begin_unit(CoreId core, VirtualProcessor& vp) {
@@ -196,7 +224,19 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     here.idle = false;
     if (kRecording && rt.observer) rt.observer->idle_end(core);
   }
+  if (VirtualProcessor* handed = here.handed.exchange(nullptr, std::memory_order_acquire)) {
+    // Chosen for this core by the core that woke it (hand_over): the assigner's pick, recorded
+    // here, where the core's own records are written.
+    if (kRecording && rt.observer) {
+      rt.observer->assigner_enter(core);
+      rt.observer->assigner_exit(core, handed->unit());
+    }
+    rt.begin_unit(core, *handed);
+    rt.switch_to(core, here.home, handed->context());
+    return here.idle ? Step::idle : Step::animated;
+  }
   rt.acquire(core);
+  here.waiting = false;
   if (rt.stopping) {
     rt.lock.unlock();
     rt.wake_after_unlock(core);
@@ -204,6 +244,7 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
+  if (vp == nullptr) here.waiting = true;
   rt.lock.unlock();
   rt.wake_after_unlock(core);
   if (vp == nullptr) {
@@ -224,6 +265,7 @@ void Runtime::Impl::leave(VirtualProcessor& vp) {
   acquire(core);
   finish_unit(core, vp);
   VirtualProcessor* next = next_after_unit(core);
+  if (direct && !cores[core].to_wake.empty()) hand_over(core);
   lock.unlock();
   wake_after_unlock(core);
   if (next == &vp) {  // freed by its own construct and first in line: no switch at all
@@ -252,6 +294,7 @@ ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
     acquire(core);
     finish_unit(core, vp);
     VirtualProcessor* next = next_after_unit(core);
+    if (direct && !cores[core].to_wake.empty()) hand_over(core);
     lock.unlock();
     wake_after_unlock(core);
     if (next != nullptr) {
@@ -304,7 +347,12 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   }
   if (live.empty()) stopping = true;
   if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
-  if (stopping) cores[core].to_wake.push_back(kAnyCore);
+  if (stopping) {
+    cores[core].to_wake.push_back(kAnyCore);
+    // A VP handed to a core that has not started it yet stays suspended, to be unwound with
+    // the rest, as if it had still been queued.
+    for (CoreState& other : cores) other.handed.store(nullptr, std::memory_order_relaxed);
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -349,8 +397,14 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
 void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
   ++ready;
   const CoreId target = assigner.on_ready(vp);
-  // The core running this handler looks for work right after it; every other one may be parked.
-  if (target != from_core) cores[from_core].to_wake.push_back(target);
+  // The core running this handler looks for work right after it; another one is woken when it
+  // waits for work (a simulated machine is told of every VP, its cores' clocks need it).
+  if (target == from_core) return;
+  if (direct && target != kAnyCore) {
+    if (!cores[target].waiting) return;
+    cores[target].waiting = false;
+  }
+  cores[from_core].to_wake.push_back(target);
 }
 
 void Runtime::Impl::wake_others(CoreId core) {

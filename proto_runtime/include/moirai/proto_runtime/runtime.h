@@ -27,6 +27,9 @@ struct RunStats {
   std::uint64_t vps_created = 0;
   std::uint64_t units_animated = 0;
   std::uint64_t requests_handled = 0;  // construct requests, kEndVp included
+  // units started by a core that waited for work, with the VP the assigner chose for it handed
+  // over by the core that made the VP ready (real cores only; a woken core takes no lock then)
+  std::uint64_t units_handed_over = 0;
 };
 
 // Runtime is the VMS-like proto-runtime: per-core scheduler loops, the runtime lock, VP
