@@ -133,6 +133,7 @@ rows = [
     ("BM_AtomicPingPongTwoCores", "raw atomic ping-pong round trip, two threads pinned (hwloc) to the PUs of cores 0 and 1"),
     ("BM_SsrCreateEnd/same_core", "SSR create_vp + end of a child that returns at once, all on core 0"),
     ("BM_SsrCreateEnd/any_core", "SSR create_vp + end, children placed by the assigner (2 cores)"),
+    ("BM_SsrCreateEnd/other_core", "SSR create_vp + end, creator on core 0, every child pinned to core 1"),
     ("BM_RawFiberCreateEnd/fresh_guarded", "raw Boost.Context fiber create + run + end, new 256 KiB guard-paged stack each time (a VP without the stack pool)"),
     ("BM_RawFiberCreateEnd/reused_guarded", "raw Boost.Context fiber create + run + end, one 256 KiB guard-paged stack reused (a VP with it)"),
     ("BM_SsrRunStartup", "one whole ssr::run of an empty seed, 2 cores (excluded from every other SSR row)"),
@@ -188,6 +189,7 @@ pthread = median("BM_PthreadCondvarPingPong")
 atomic = median("BM_AtomicPingPongTwoCores")
 cross = median("BM_SsrPingPong/two_cores")
 create_far = median("BM_SsrCreateEnd/any_core")
+create_other = median("BM_SsrCreateEnd/other_core")
 mm1 = median("BM_Matmul/cores:1")
 mm2 = median("BM_Matmul/cores:2")
 
@@ -204,6 +206,8 @@ targets = [
      (atomic, cross), lambda: (cross / atomic, f"{cross / atomic:.1f}x ({fmt_ns(cross)} / {fmt_ns(atomic)})", cross / atomic <= 2.5)),
     ("SSR create + end of a VP placed by the assigner on 2 cores under 1 us",
      (create_far,), lambda: (create_far, fmt_ns(create_far), create_far < 1000.0)),
+    ("SSR create + end of a VP on the other core (pinned there) under 1 us",
+     (create_other,), lambda: (create_other, fmt_ns(create_other), create_other < 1000.0)),
     ("same-core SSR round trip faster than Boost.Fiber's",
      (fiber, ssr), lambda: (fiber / ssr, f"Boost.Fiber / SSR = {fiber / ssr:.2f}x ({fmt_ns(fiber)} / {fmt_ns(ssr)})", fiber / ssr > 1.0)),
     ("same-core SSR round trip at least 20x faster than the pthread one",

@@ -34,6 +34,7 @@ enum class Placement {
   one_core_run,   // a 1-core run (nothing else in the machine)
   two_cores,      // a 2-core run, ping on core 0 and pong on core 1
   any_core,       // a 2-core run, the assigner places the children
+  other_core,     // a 2-core run, creator on core 0, every child pinned to core 1
 };
 
 std::size_t run_cores(Placement placement) { return placement == Placement::one_core_run ? 1 : 2; }
@@ -150,7 +151,9 @@ Batch create_end_batch(Placement placement, std::uint64_t children) {
       [&timing, placement, children](ssr::Context& ctx) {
         ssr::CreateOptions child_options;
         child_options.name = "child";
-        child_options.core = placement == Placement::any_core ? moirai::kAnyCore : 0;
+        child_options.core = placement == Placement::any_core     ? moirai::kAnyCore
+                             : placement == Placement::other_core ? 1
+                                                                  : 0;
         timing.start = Clock::now();
         for (std::uint64_t i = 0; i < children; ++i) {
           ctx.create_vp(
@@ -183,6 +186,7 @@ void BM_SsrCreateEnd(benchmark::State& state, Placement placement) {
 }
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, same_core, Placement::same_core)->UseManualTime();
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, any_core, Placement::any_core)->UseManualTime();
+BENCHMARK_CAPTURE(BM_SsrCreateEnd, other_core, Placement::other_core)->UseManualTime();
 
 // The cost every other SSR benchmark leaves out: one whole ssr::run of a seed that returns at
 // once on 2 cores (hwloc topology load, thread start and pinning, seed creation, shut-down).

@@ -14,7 +14,9 @@ namespace moirai::proto::detail {
 
 // StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
 // fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) per VP, which
-// dominates creating and ending short-lived VPs. Stacks return from whichever core ran the VP's
+// dominates creating and ending short-lived VPs. kKept is large enough for a creator that runs
+// ahead of the cores ending its VPs (hundreds alive at once); a kept stack costs address space
+// and only the few pages its VP touched. Stacks return from whichever core ran the VP's
 // last unit, outside the runtime lock, hence the mutex (uncontended in practice).
 class StackPool {
  public:
@@ -54,7 +56,7 @@ class StackPool {
   }
 
  private:
-  static constexpr std::size_t kKept = 64;
+  static constexpr std::size_t kKept = 1024;
   boost::context::protected_fixedsize_stack allocator() const { return {size_}; }
 
   std::size_t size_;

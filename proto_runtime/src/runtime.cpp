@@ -44,6 +44,11 @@ struct alignas(64) CoreState {
   // waiting: the core found nothing under the lock and has not been woken since, so the first
   // VP made ready for it must wake it (and a core that is busy is not disturbed).
   bool waiting = false;
+  // spare is a VP shell (a stack of the default size and its fiber) made outside the lock for
+  // the next creation that a handler on this core makes: mapping a stack takes system calls,
+  // which would otherwise hold the lock that every other core needs. refill: this core creates.
+  VirtualProcessor* spare = nullptr;
+  bool refill = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
   // handed is the VP the assigner chose for this core while it waited, chosen by the core that
   // made the VP ready; the woken core animates it without taking the lock again.
@@ -114,6 +119,14 @@ struct Runtime::Impl final : detail::VpHost {
     if (!cores[core].to_wake.empty()) wake_others(core);
   }
   void wake_others(CoreId core);
+  // after_unlock is what a core does once it released the lock after a unit: wake the cores it
+  // gave work, and make the shell its next creation will use.
+  void after_unlock(CoreId core) {
+    wake_after_unlock(core);
+    if (cores[core].refill && cores[core].spare == nullptr) make_spare(core);
+  }
+  void make_spare(CoreId core);
+  void unwind(VirtualProcessor& vp);
   void unwind_remaining();
 };
 
@@ -267,7 +280,7 @@ void Runtime::Impl::leave(VirtualProcessor& vp) {
   VirtualProcessor* next = next_after_unit(core);
   if (direct && !cores[core].to_wake.empty()) hand_over(core);
   lock.unlock();
-  wake_after_unlock(core);
+  after_unlock(core);
   if (next == &vp) {  // freed by its own construct and first in line: no switch at all
     begin_unit(core, vp);
     return;
@@ -296,7 +309,7 @@ ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
     VirtualProcessor* next = next_after_unit(core);
     if (direct && !cores[core].to_wake.empty()) hand_over(core);
     lock.unlock();
-    wake_after_unlock(core);
+    after_unlock(core);
     if (next != nullptr) {
       begin_unit(core, *next);
       to = &next->context();
@@ -375,12 +388,19 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
   const VpId id = next_vp;
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
-  try {
-    vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
-                              std::move(fn));
-  } catch (const std::bad_alloc&) {
-    throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
+  CoreState& here = cores[core];
+  if (here.spare != nullptr && stack == stacks.size()) {
+    vp = std::exchange(here.spare, nullptr);
+    vp->become(id, std::move(name), site, options.core, std::move(fn));
+  } else {
+    try {
+      vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
+                                std::move(fn));
+    } catch (const std::bad_alloc&) {
+      throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
+    }
   }
+  here.refill = direct;
   ++next_vp;
   vp->unit_ = next_unit++;  // the meta-unit of its first unit exists from now on
   vp->live_index_ = live.size();
@@ -447,15 +467,31 @@ void Runtime::Impl::stop_on_deadlock() {
   stopping = true;
 }
 
-// unwind_remaining runs every VP still suspended to its end on the calling thread, so that
-// destructors on VP stacks run and no stack leaks.
-void Runtime::Impl::unwind_remaining() {
+void Runtime::Impl::make_spare(CoreId core) {
+  try {
+    cores[core].spare = new VirtualProcessor(this, &stacks, stacks.size());
+  } catch (const std::bad_alloc&) {
+    // No shell: the next creation maps its stack under the lock and reports a failure there.
+  }
+}
+
+// unwind runs a suspended VP (or an unused shell) to its end on the calling thread, so that
+// destructors on its stack run and the stack goes back.
+void Runtime::Impl::unwind(VirtualProcessor& vp) {
   const auto unwinder = static_cast<CoreId>(core_count);
+  vp.cancelled_ = true;
+  switch_to(unwinder, cores[unwinder].home, vp.context());  // returns once it ended
+}
+
+void Runtime::Impl::unwind_remaining() {
   while (!live.empty()) {
     VirtualProcessor* vp = live.back();
     unlink(*vp);
-    vp->cancelled_ = true;
-    switch_to(unwinder, cores[unwinder].home, vp->context());  // returns once it ended
+    unwind(*vp);
+  }
+  for (CoreState& core : cores) {
+    core.refill = false;
+    if (core.spare != nullptr) unwind(*std::exchange(core.spare, nullptr));
   }
 }
 
@@ -510,6 +546,7 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   }
   rt.lock.unlock();
   rt.cores[0].to_wake.clear();  // no core runs yet; drive starts them all
+  rt.cores[0].refill = false;   // the seed says nothing of whether the program creates VPs
   rt.machine.drive(*this);
   rt.unwind_remaining();
   if (rt.failure) std::rethrow_exception(rt.failure);

@@ -23,15 +23,24 @@ struct VirtualProcessor::Fiber {
 VirtualProcessor::VirtualProcessor(VpId id, std::string name, CallSite created_at,
                                    CoreId home_core, detail::VpHost* host,
                                    detail::StackPool* pool, std::size_t stack_size, VpFunction fn)
-    : id_(id),
-      name_(std::move(name)),
-      created_at_(created_at),
-      home_core_(home_core),
-      host_(host),
-      fn_(std::move(fn)),
-      fiber_(std::make_unique<Fiber>()) {
-  end_request_.kind = kEndVp;
+    : VirtualProcessor(host, pool, stack_size) {
+  become(id, std::move(name), created_at, home_core, std::move(fn));
+}
+
+void VirtualProcessor::become(VpId id, std::string name, CallSite created_at, CoreId home_core,
+                              VpFunction fn) {
+  id_ = id;
+  name_ = std::move(name);
+  created_at_ = created_at;
+  home_core_ = home_core;
+  fn_ = std::move(fn);
   end_request_.site = created_at_;
+}
+
+VirtualProcessor::VirtualProcessor(detail::VpHost* host, detail::StackPool* pool,
+                                   std::size_t stack_size)
+    : host_(host), fiber_(std::make_unique<Fiber>()) {
+  end_request_.kind = kEndVp;
   end_request_.requester = this;
   fiber_->context.fiber = ctx::fiber(
       std::allocator_arg, detail::GuardedStack(pool, stack_size, &fiber_->stack),

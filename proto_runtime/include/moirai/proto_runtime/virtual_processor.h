@@ -84,12 +84,17 @@ class VirtualProcessor {
   VirtualProcessor(VpId id, std::string name, CallSite created_at, CoreId home_core,
                    detail::VpHost* host, detail::StackPool* pool, std::size_t stack_size,
                    VpFunction fn);
+  // A shell: the stack and the fiber without the VP's identity and code, made ahead of a
+  // creation so that the creation itself, under the runtime lock, maps no stack.
+  VirtualProcessor(detail::VpHost* host, detail::StackPool* pool, std::size_t stack_size);
+  // become gives a shell its identity and code.
+  void become(VpId id, std::string name, CallSite created_at, CoreId home_core, VpFunction fn);
   detail::ExecContext& context() noexcept;
 
-  VpId id_;
+  VpId id_ = 0;
   std::string name_;
   CallSite created_at_;
-  CoreId home_core_;
+  CoreId home_core_ = kAnyCore;
   CoreId last_core_ = kAnyCore;
   UnitId unit_ = 0;
   detail::VpHost* host_;
