@@ -216,8 +216,11 @@ targets = [
      (mm1, mm2), lambda: (mm1 / mm2, f"{mm1 / mm2:.2f}x ({fmt_ns(mm1)} / {fmt_ns(mm2)})", mm1 / mm2 >= 1.8)),
 ]
 if paired:
+    # The paired ratio replaces the one between the two rows' medians: measured minutes apart,
+    # the anchor alone swings several-fold on this VM (it once gave a spurious "met").
     ratio, ssr_ns, anchor_ns = paired[len(paired) // 2]  # the median repetition (upper, if even)
-    targets.insert(2, (
+    targets.pop(1)
+    targets.insert(1, (
         "cross-core SSR round trip within 2.5x the atomic ping-pong run right before it (paired, per repetition)",
         (ratio,), lambda: (ratio, f"{ratio:.1f}x, the median of {len(paired)} repetitions ({fmt_ns(ssr_ns)} / {fmt_ns(anchor_ns)}; "
                                   f"all: {', '.join(f'{r:.1f}x' for r, _, _ in paired)})", ratio <= 2.5)))
