@@ -1,7 +1,6 @@
 #include "scenarios.h"
 
 #include <algorithm>
-#include <chrono>
 #include <memory>
 #include <mutex>
 #include <source_location>
