@@ -104,6 +104,7 @@ struct Runtime::Impl final : detail::VpHost {
   }
 
   void acquire(CoreId core);
+  VirtualProcessor* take(CoreId core);
   VirtualProcessor* assign(CoreId core);
   VirtualProcessor* next_after_unit(CoreId core);
   void hand_over(CoreId core);
@@ -178,15 +179,21 @@ void Runtime::Impl::acquire(CoreId core) {
   lock_holder = core;
 }
 
-VirtualProcessor* Runtime::Impl::assign(CoreId core) {
-  if (kRecording && observer) observer->assigner_enter(core);
+// take is the assigner's choice for `core`, counted as running (under the lock).
+VirtualProcessor* Runtime::Impl::take(CoreId core) {
   VirtualProcessor* vp = assigner.next_for(core);
-  if (kRecording && observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
   if (vp != nullptr) {
     --ready;
     ++running;
     ++stats.units_animated;
   }
+  return vp;
+}
+
+VirtualProcessor* Runtime::Impl::assign(CoreId core) {
+  if (kRecording && observer) observer->assigner_enter(core);
+  VirtualProcessor* vp = take(core);
+  if (kRecording && observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
   return vp;
 }
 
@@ -211,11 +218,8 @@ void Runtime::Impl::hand_over(CoreId core) {
     if (target == kAnyCore || cores[target].handed.load(std::memory_order_relaxed) != nullptr) {
       continue;
     }
-    VirtualProcessor* vp = assigner.next_for(target);
+    VirtualProcessor* vp = take(target);
     if (vp == nullptr) continue;
-    --ready;
-    ++running;
-    ++stats.units_animated;
     ++stats.units_handed_over;
     cores[target].handed.store(vp, std::memory_order_release);
   }
@@ -237,7 +241,11 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     here.idle = false;
     if (kRecording && rt.observer) rt.observer->idle_end(core);
   }
-  if (VirtualProcessor* handed = here.handed.exchange(nullptr, std::memory_order_acquire)) {
+  // A plain load first: most steps find nothing handed, and an exchange is a locked instruction.
+  VirtualProcessor* handed = here.handed.load(std::memory_order_relaxed) != nullptr
+                                 ? here.handed.exchange(nullptr, std::memory_order_acquire)
+                                 : nullptr;
+  if (handed != nullptr) {
     // Chosen for this core by the core that woke it (hand_over): the assigner's pick, recorded
     // here, where the core's own records are written.
     if (kRecording && rt.observer) {
