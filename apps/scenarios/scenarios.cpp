@@ -96,6 +96,49 @@ void idle_tail(ssr::Context& ctx, Variant v) {
   spawn(ctx, round_robin(n, cores), [each](ssr::Context& c, std::size_t) { work(c, each); });
 }
 
+// An idle tail seen through a collector (matmul's shape, 3.4.2): the idle tail's pieces each
+// report to a collector on the last core, so that core's idle ends with the last report, not
+// with the run, and on 2 cores the last piece runs alone beside the idle core. Fixed: one piece
+// per core, of the same total work.
+void idle_tail_collected(ssr::Context& ctx, Variant v) {
+  const std::size_t cores = ctx.core_count(), pieces = cores + cores / 2;
+  const std::size_t n = v == Variant::fixed ? cores : pieces;
+  const std::uint64_t each = pieces * kW / n;
+  const ssr::VpRef collector = ctx.create_vp(
+      [n](ssr::Context& c) {
+        for (std::size_t i = 0; i < n; ++i) (void)c.receive_of_type_to(kDone);
+      },
+      {.name = "collector", .core = static_cast<CoreId>(cores - 1)});
+  spawn(ctx, round_robin(n, cores), [each, collector](ssr::Context& c, std::size_t) {
+    work(c, each);
+    c.send_of_type_to(kDone, collector, 1);
+  });
+}
+
+// Creator starvation seen through a collector (matmul's shape on 2 cores, 3.4.1): the creator
+// on core 0 makes workers alternately for cores 0 and 1, each reporting to a collector on core
+// 1. Core 1's workers are shorter, so core 1 runs out while the creator waits behind core 0's
+// worker; the collector's next report ends that idle, but what core 1 waited for is the next
+// creation. The work is chosen so that the idle equals the gain: 4 pairs of 5 and 4 units.
+// Fixed: core 1's workers made first.
+void collector_starvation(ssr::Context& ctx, Variant v) {
+  constexpr std::size_t kWorkers = 8;
+  const ssr::VpRef collector = ctx.create_vp(
+      [](ssr::Context& c) {
+        for (std::size_t i = 0; i < kWorkers; ++i) (void)c.receive_of_type_to(kDone);
+      },
+      {.name = "collector", .core = 1});
+  const Body body = [collector](ssr::Context& c, std::size_t i) {
+    work(c, i % 2 == 0 ? 5 * kW : 4 * kW);
+    c.send_of_type_to(kDone, collector, 1);
+  };
+  if (v == Variant::fixed) return spawn(ctx, round_robin(kWorkers, 2), body);
+  for (std::size_t i = 0; i < kWorkers; ++i) {
+    const Where where = Where::current(); expect_site(where);
+    ctx.create_vp([body, i](ssr::Context& c) { body(c, i); }, {.name = "worker", .core = static_cast<CoreId>(i % 2)}, where);
+  }
+}
+
 // Grain too fine (3.4.3): each worker cuts its work into 2000 units of 400 ticks, each ended by a
 // construct (a singleton of its own, which never waits). Fixed: 20 units of 100 times the work.
 void grain(ssr::Context& ctx, Variant v, std::size_t iterations, std::uint64_t ticks, std::uint64_t phase) {
@@ -288,6 +331,9 @@ const std::vector<Scenario>& all() {
       {"creator-starvation", "workers round-robin from the creator's own core", 16, "creator-starvation", {0}, "", creator_starvation},
       {"unused-cores", "16 workers placed on 4 of 8 cores", 8, "unused-cores", {0, 5, 6, 7}, "", unused_cores},
       {"idle-tail", "12 equal pieces on 8 cores", 8, "idle-tail", {4, 5, 6, 7}, "", idle_tail},
+      {"idle-tail-collected", "12 equal pieces on 8 cores, reported to core 7", 8, "idle-tail", {4, 5, 6, 7}, "", idle_tail_collected},
+      {"idle-tail-two-cores", "3 equal pieces on 2 cores, reported to core 1", 2, "idle-tail", {1}, "", idle_tail_collected},
+      {"collector-starvation", "workers made in turn for 2 cores, reported to core 1", 2, "creator-starvation", {0}, "idle-tail", collector_starvation},
       {"grain-too-fine", "2000 units of 400 ticks per core", 2, "unit-size", {}, "", grain_too_fine},
       {"lock-contention", "300 units of 100 ticks per core on 32 cores", 32, "lock-contention", {}, "", lock_contention},
       {"long-singleton", "a singleton body of 5 units of work", 8, "long-serial", {1}, "", long_singleton},

@@ -2,9 +2,10 @@
 # The README's demo at a quarter of its size (matmul on 2 cores, verified and recorded): the
 # report's singleton hint must claim no more than the idle its end satisfied (the idle table's
 # line for the singleton's call site), or be absent only while that idle is under 3 % of the core
-# time, and on an undisturbed run the first hint must name a cause
-# of the idle table and claim no more than its idle (the singleton on most runs; on this VM, whose
-# two vCPUs run at different speeds from time to time, sometimes the wait for a slow core's results).
+# time, and on an undisturbed run the first hint must claim no more than the idle it explains: the
+# idle its call site ended, or, for the idle tail (a slow core's last piece), a creator starved
+# behind a piece (paper 3.4.1) and a unit that ran alone, the run's idle. On this VM, whose two
+# vCPUs run at different speeds from time to time, the first hint varies from run to run.
 #   demo_report.sh MATMUL MOIRAI TRACE
 set -euo pipefail
 matmul=$1 moirai=$2 trace=$3
@@ -41,7 +42,16 @@ first_idle=$(jq --arg site "$first_site" '[.idle_causes[] | select(.site == $sit
 busy=$(jq '.warnings | length' <<<"$json")
 echo "first hint: $first, lost $first_lost s; the idle table at its site: $first_idle s (warnings: $busy)"
 if [ "$busy" -eq 0 ]; then
-  jq -e -n --argjson lost "$first_lost" --argjson idle "$first_idle" '$idle > 0 and $lost <= $idle' >/dev/null ||
-    { echo "demo_report: on an undisturbed run the first hint must name a cause of the idle table and claim no more than its idle"; explain; exit 1; }
+  case "$first" in
+    idle-tail* | creator-starvation* | long-serial*) # not the singleton at $site: checked above
+      # These take idle that other constructs ended (the last reports, the collector's message,
+      # the end of the run): at most the run's idle.
+      all_idle=$(jq '[.per_core[].idle_s] | add' <<<"$json")
+      jq -e -n --argjson lost "$first_lost" --argjson idle "$all_idle" '$idle > 0 and $lost <= $idle' >/dev/null ||
+        { echo "demo_report: the first hint claims more than the run's idle ($all_idle s)"; explain; exit 1; } ;;
+    *)
+      jq -e -n --argjson lost "$first_lost" --argjson idle "$first_idle" '$idle > 0 and $lost <= $idle' >/dev/null ||
+        { echo "demo_report: on an undisturbed run the first hint must name a cause of the idle table and claim no more than its idle"; explain; exit 1; } ;;
+  esac
 fi
 echo "demo_report: ok"
