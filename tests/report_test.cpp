@@ -384,6 +384,51 @@ TEST(Report, ALittleTakenTimeIsNotABusyMachine) {
   EXPECT_TRUE(visualize::build_report(trace).warnings.empty());
 }
 
+// Pieces that declared the same work on 2 real cores, 4 each, back to back; core 1's take
+// `slowdown` times as long, and core 0 then waits for it: a VM whose hypervisor gives one vCPU
+// less of its CPU, unseen by the guest's OS.
+trace::Trace uneven_run(double slowdown, const std::string& name) {
+  const std::string path = ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+  {
+    trace::BuilderOptions options;
+    options.cores = 2;
+    options.metadata = {{"os_time", "thread CPU time at unit boundaries"}};
+    trace::TraceBuilder builder(path, options);
+    builder.site(1, "app.cpp", 5);
+    const std::uint64_t piece = 1000, slow = static_cast<std::uint64_t>(slowdown * 1000);
+    std::uint64_t id = 1;
+    for (std::uint32_t core = 0; core < 2; ++core) {
+      const std::uint64_t each = core == 0 ? piece : slow;
+      for (std::uint64_t k = 0; k < 4; ++k, ++id) {
+        builder.unit(core, id, id, k * (each + 20), k * (each + 20) + 10, k * (each + 20) + 10 + each, (k + 1) * (each + 20), kSendOfTypeTo, 1);
+        builder.declared_work(core, id, 500);
+      }
+    }
+    builder.finish();
+  }
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+// Cores that ran the same declared work at different speeds are said first: the faster waited
+// for the slower, whatever the program did.
+TEST(Report, CoresOfDifferentSpeedsAreSaidFirst) {
+  const trace::Trace trace = uneven_run(1.3, "uneven");
+  const visualize::Report report = visualize::build_report(trace);
+  ASSERT_EQ(report.warnings.size(), 1u);
+  EXPECT_EQ(report.warnings[0].rfind("cores ran at different speeds: core 1 took 1.30x as long per declared cycle as core 0", 0), 0u)
+      << report.warnings[0];
+  const std::string text = printed(trace, report);
+  EXPECT_EQ(text.rfind("cores ran at different speeds", 0), 0u) << text;
+}
+
+// A spread of a few per cent is noise, and a run without declared work has nothing to compare.
+TEST(Report, CoresOfAboutTheSameSpeedSayNothingOfTheKind) {
+  EXPECT_TRUE(visualize::build_report(uneven_run(1.1, "even")).warnings.empty());
+  EXPECT_TRUE(visualize::build_report(real_core_run(0, "undeclared")).warnings.empty());
+}
+
 // Recording is its own overhead kind: units x the measured cost per unit, out of the assigner
 // and switch span where the probe runs.
 TEST(Report, RecordingIsItsOwnOverheadKind) {

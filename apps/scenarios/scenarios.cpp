@@ -115,30 +115,6 @@ void idle_tail_collected(ssr::Context& ctx, Variant v) {
   });
 }
 
-// Creator starvation seen through a collector (matmul's shape on 2 cores, 3.4.1): the creator
-// on core 0 makes workers alternately for cores 0 and 1, each reporting to a collector on core
-// 1. Core 1's workers are shorter, so core 1 runs out while the creator waits behind core 0's
-// worker; the collector's next report ends that idle, but what core 1 waited for is the next
-// creation. The work is chosen so that the idle equals the gain: 4 pairs of 5 and 4 units.
-// Fixed: core 1's workers made first.
-void collector_starvation(ssr::Context& ctx, Variant v) {
-  constexpr std::size_t kWorkers = 8;
-  const ssr::VpRef collector = ctx.create_vp(
-      [](ssr::Context& c) {
-        for (std::size_t i = 0; i < kWorkers; ++i) (void)c.receive_of_type_to(kDone);
-      },
-      {.name = "collector", .core = 1});
-  const Body body = [collector](ssr::Context& c, std::size_t i) {
-    work(c, i % 2 == 0 ? 5 * kW : 4 * kW);
-    c.send_of_type_to(kDone, collector, 1);
-  };
-  if (v == Variant::fixed) return spawn(ctx, round_robin(kWorkers, 2), body);
-  for (std::size_t i = 0; i < kWorkers; ++i) {
-    const Where where = Where::current(); expect_site(where);
-    ctx.create_vp([body, i](ssr::Context& c) { body(c, i); }, {.name = "worker", .core = static_cast<CoreId>(i % 2)}, where);
-  }
-}
-
 // Grain too fine (3.4.3): each worker cuts its work into 2000 units of 400 ticks, each ended by a
 // construct (a singleton of its own, which never waits). Fixed: 20 units of 100 times the work.
 void grain(ssr::Context& ctx, Variant v, std::size_t iterations, std::uint64_t ticks, std::uint64_t phase) {
@@ -333,7 +309,6 @@ const std::vector<Scenario>& all() {
       {"idle-tail", "12 equal pieces on 8 cores", 8, "idle-tail", {4, 5, 6, 7}, "", idle_tail},
       {"idle-tail-collected", "12 equal pieces on 8 cores, reported to core 7", 8, "idle-tail", {4, 5, 6, 7}, "", idle_tail_collected},
       {"idle-tail-two-cores", "3 equal pieces on 2 cores, reported to core 1", 2, "idle-tail", {1}, "", idle_tail_collected},
-      {"collector-starvation", "workers made in turn for 2 cores, reported to core 1", 2, "creator-starvation", {0}, "idle-tail", collector_starvation},
       {"grain-too-fine", "2000 units of 400 ticks per core", 2, "unit-size", {}, "", grain_too_fine},
       {"lock-contention", "300 units of 100 ticks per core on 32 cores", 32, "lock-contention", {}, "", lock_contention},
       {"long-singleton", "a singleton body of 5 units of work", 8, "long-serial", {1}, "", long_singleton},

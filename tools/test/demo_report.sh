@@ -5,7 +5,8 @@
 # time, and on an undisturbed run the first hint must claim no more than the idle it explains: the
 # idle its call site ended, or, for the idle tail (a slow core's last piece), a creator starved
 # behind a piece (paper 3.4.1) and a unit that ran alone, the run's idle. On this VM, whose two
-# vCPUs run at different speeds from time to time, the first hint varies from run to run.
+# vCPUs run at different speeds from time to time, the first hint varies from run to run; when
+# they did, or the OS took a share of them, the report warns first and the first hint is not checked.
 #   demo_report.sh MATMUL MOIRAI TRACE
 set -euo pipefail
 matmul=$1 moirai=$2 trace=$3

@@ -1,9 +1,7 @@
 // Creator starvation (paper section 3.4.1): the core of a creating VP runs other VPs' units
 // between two of its creations while other cores sit idle waiting for creations it has not made
 // yet. Premise: an idle core waited for a creation of that VP made after such a delay; the loss
-// is only the part of that wait inside the delay. A core also waited for a creation when another
-// constraint ended its idle at the same moment but freed only small units (a collector taking a
-// result, as matmul's results VP does), and the first work it ran after came from the creation.
+// is only the part of that wait inside the delay.
 #include <algorithm>
 #include <map>
 
@@ -20,28 +18,6 @@ struct Delay {
   std::uint32_t units;        // other VPs' units in it
   std::uint32_t next_create;  // unit index of the creation after it
 };
-
-constexpr double kSmallUnit = 0.02;  // of the makespan: a unit too small to have used the idle
-
-// creation_waited_for is the creating unit (index) whose creation an idle entry waited for, or
-// kNone: the creation that ended it, or the one whose VP ran the first unit of substance on the
-// core after it, past only small units.
-std::uint32_t creation_waited_for(const Analysis& a, const LossEntry& e) {
-  const trace::Trace& trace = a.trace;
-  if (trace.construct_role(trace.constraints[e.freed_by].construct) == ConstructRole::create) return a.freeing_unit(e);
-  const auto& units = a.units_on_core[e.core];
-  auto it = std::partition_point(units.begin(), units.end(), [&](std::uint32_t u) { return a.unit(u).record.assign < e.end; });
-  for (; it != units.end(); ++it) {
-    const trace::Unit& u = a.unit(*it);
-    auto freeing = a.freed_by.find(u.record.unit);
-    if (freeing != a.freed_by.end() && trace.construct_role(trace.constraints[freeing->second].construct) == ConstructRole::create) {
-      auto creator = a.unit_index.find(trace.constraints[freeing->second].from);
-      return creator == a.unit_index.end() ? kNone : creator->second;
-    }
-    if (static_cast<double>(u.work()) >= kSmallUnit * static_cast<double>(a.makespan)) return kNone;
-  }
-  return kNone;
-}
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
@@ -85,7 +61,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   for (std::size_t i = 0; i < count; ++i) {
     const LossEntry e = a.entries[i];
     if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
-    const std::uint32_t creation = creation_waited_for(a, e);
+    if (trace.construct_role(trace.constraints[e.freed_by].construct) != ConstructRole::create) continue;
+    const std::uint32_t creation = a.freeing_unit(e);
     if (creation == kNone) continue;
     const trace::UnitRecord& made = a.unit(creation).record;
     auto found = delays.find(made.vp);
