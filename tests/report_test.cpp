@@ -387,12 +387,13 @@ TEST(Report, ALittleTakenTimeIsNotABusyMachine) {
 // Pieces that declared the same work on 2 real cores, 4 each, back to back; core 1's take
 // `slowdown` times as long, and core 0 then waits for it: a VM whose hypervisor gives one vCPU
 // less of its CPU, unseen by the guest's OS.
-trace::Trace uneven_run(double slowdown, const std::string& name) {
+trace::Trace uneven_run(double slowdown, const std::string& name, bool simulated = false) {
   const std::string path = ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
   {
     trace::BuilderOptions options;
     options.cores = 2;
     options.metadata = {{"os_time", "thread CPU time at unit boundaries"}};
+    if (simulated) options.clock_source = "virtual";
     trace::TraceBuilder builder(path, options);
     builder.site(1, "app.cpp", 5);
     const std::uint64_t piece = 1000, slow = static_cast<std::uint64_t>(slowdown * 1000);
@@ -419,8 +420,13 @@ TEST(Report, CoresOfDifferentSpeedsAreSaidFirst) {
   ASSERT_EQ(report.warnings.size(), 1u);
   EXPECT_EQ(report.warnings[0].rfind("cores ran at different speeds: core 1 took 1.30x as long per declared cycle as core 0", 0), 0u)
       << report.warnings[0];
+  EXPECT_NE(report.warnings[0].find("hypervisor"), std::string::npos) << report.warnings[0];
   const std::string text = printed(trace, report);
   EXPECT_EQ(text.rfind("cores ran at different speeds", 0), 0u) << text;
+  // On the simulated machine the spread is the cost model's, and the warning says so.
+  const visualize::Report simulated = visualize::build_report(uneven_run(1.3, "uneven_sim", true));
+  ASSERT_EQ(simulated.warnings.size(), 1u);
+  EXPECT_NE(simulated.warnings[0].find("core_spread"), std::string::npos) << simulated.warnings[0];
 }
 
 // A spread of a few per cent is noise, and a run without declared work has nothing to compare.

@@ -41,7 +41,7 @@ TraceBuilder::TraceBuilder(const std::string& path, BuilderOptions options)
   for (const std::string& name : options_.counters) counters += (counters.empty() ? "" : ",") + name;
   const std::string metadata = "format=moirai-trace\nlanguage=" + one_line(options_.language) +
                                "\ncores=" + std::to_string(options_.cores) +
-                               "\nclock_source=monotonic\nclock_hz=" + std::to_string(options_.clock_hz) +
+                               "\nclock_source=" + one_line(options_.clock_source) + "\nclock_hz=" + std::to_string(options_.clock_hz) +
                                "\ncommand_line=" + one_line(options_.command_line) + "\ncounters=" + counters +
                                "\nunit_record_bytes=" + std::to_string(unit_record_size(options_.counters.size())) + "\n";
   std::string text = metadata;

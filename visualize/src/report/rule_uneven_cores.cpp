@@ -47,13 +47,17 @@ void run(const Analysis& a, Ledger&, RuleOutput& out) {
                                                 [](const Speed& x, const Speed& y) { return x.ticks_per_cycle < y.ticks_per_cycle; });
   const double ratio = slow->ticks_per_cycle / fast->ticks_per_cycle;
   if (ratio < kUneven) return;
+  const auto clock = a.trace.metadata.find("clock_source");
+  const bool simulated = clock != a.trace.metadata.end() && clock->second == "virtual";
   out.warnings.push_back(
       "cores ran at different speeds: core " + std::to_string(slow->core) + " took " + detail::fixed(ratio, 2) +
       "x as long per declared cycle as core " + std::to_string(fast->core) + " (the median of " + std::to_string(slow->units) +
       " and " + detail::plural(fast->units, "big unit") +
       " that declared their work). With work placed evenly the faster cores wait for the slower: an idle tail or a "
-      "starved core below is the machine's as much as the program's (on a VM the hypervisor may give a vCPU less of "
-      "its CPU than the others, unseen by the guest's OS). Rerun to compare, or let the assigner place work on any core.");
+      "starved core below is the machine's as much as the program's " +
+      (simulated ? std::string("(the simulated machine's cost model spreads its cores' speeds: core_spread). Let the assigner place work on any core.")
+                 : std::string("(on a VM the hypervisor may give a vCPU less of its CPU than the others, unseen by the guest's OS). "
+                               "Rerun to compare, or let the assigner place work on any core.")));
 }
 
 }  // namespace

@@ -20,6 +20,7 @@ namespace moirai::trace {
 struct BuilderOptions {
   std::uint32_t cores = 1;
   double clock_hz = 1e9;  // ticks per second
+  std::string clock_source = "monotonic";  // "virtual": a simulated machine's clock
   std::string command_line = "hand-built";
   std::string language = "SSR";
   std::vector<std::string> counters;  // one delta per name follows every unit record
