@@ -33,24 +33,26 @@ std::uint64_t tail_begin(const Analysis& a, std::uint32_t core) {
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const std::size_t cores_in_run = a.units_on_core.size();
+  std::vector<std::uint64_t> begins(cores_in_run, 0);  // 0: no tail
+  for (std::uint32_t core = 0; core < cores_in_run; ++core) {
+    if (a.core_work[core] > 0) begins[core] = tail_begin(a, core);
+  }
+  // One pass over the partition: each core's idle and end-of-run entries inside its tail.
+  std::vector<std::vector<std::size_t>> tails(cores_in_run);
+  std::vector<std::uint64_t> idle(cores_in_run, 0);
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    const LossEntry& e = a.entries[i];
+    if (e.core >= cores_in_run || begins[e.core] == 0 || e.owner != kNone || e.begin < begins[e.core]) continue;
+    if (e.kind != LossKind::run_end && e.kind != LossKind::idle) continue;
+    tails[e.core].push_back(i);
+    idle[e.core] += e.ticks;
+  }
   std::vector<std::uint32_t> cores;
   std::uint64_t lost = 0, longest = 0;
   for (std::uint32_t core = 0; core < cores_in_run; ++core) {
-    if (a.core_work[core] == 0) continue;
-    const std::uint64_t begin = tail_begin(a, core);
-    if (begin == 0) continue;
-    std::vector<std::size_t> tail;
-    std::uint64_t idle = 0;
-    for (std::size_t i = 0; i < a.entries.size(); ++i) {
-      const LossEntry& e = a.entries[i];
-      if (e.core != core || e.owner != kNone || e.begin < begin) continue;
-      if (e.kind != LossKind::run_end && e.kind != LossKind::idle) continue;
-      tail.push_back(i);
-      idle += e.ticks;
-    }
-    if (static_cast<double>(idle) < kIdleTail * static_cast<double>(a.makespan)) continue;
+    if (static_cast<double>(idle[core]) < kIdleTail * static_cast<double>(a.makespan)) continue;
     std::uint64_t claimed = 0;
-    for (std::size_t i : tail) claimed += ledger.claim(i);
+    for (std::size_t i : tails[core]) claimed += ledger.claim(i);
     if (claimed == 0) continue;
     lost += claimed;
     cores.push_back(core);
