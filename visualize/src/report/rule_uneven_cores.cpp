@@ -55,9 +55,12 @@ void run(const Analysis& a, Ledger&, RuleOutput& out) {
       " and " + detail::plural(fast->units, "big unit") +
       " that declared their work). With work placed evenly the faster cores wait for the slower: an idle tail or a "
       "starved core below is the machine's as much as the program's " +
-      (simulated ? std::string("(the simulated machine's cost model spreads its cores' speeds: core_spread). Let the assigner place work on any core.")
+      (simulated ? std::string("(the simulated machine's cost model spreads its cores' speeds: core_spread). ")
                  : std::string("(on a VM the hypervisor may give a vCPU less of its CPU than the others, unseen by the guest's OS). "
-                               "Rerun to compare, or let the assigner place work on any core.")));
+                               "Rerun to compare, or ")) +
+      (simulated ? "Balance" : "balance") +
+      " the work as it runs (an assigner that gives the next piece to whichever core is free) rather than placing it evenly "
+      "up front.");
 }
 
 }  // namespace
