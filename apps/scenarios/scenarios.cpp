@@ -89,11 +89,17 @@ void unused_cores(ssr::Context& ctx, Variant v) {
 
 // An idle tail (3.4.2): 12 equal pieces on 8 cores (one and a half waves on any machine: 3 on 2
 // cores), the second wave half empty. Fixed: one piece per core, of the same total work.
+struct TailPieces {
+  std::size_t count;
+  std::uint64_t each;  // ticks of work per piece
+};
+TailPieces tail_pieces(std::size_t cores, Variant v) {
+  const std::size_t pieces = cores + cores / 2, n = v == Variant::fixed ? cores : pieces;
+  return {n, pieces * kW / n};
+}
 void idle_tail(ssr::Context& ctx, Variant v) {
-  const std::size_t cores = ctx.core_count(), pieces = cores + cores / 2;
-  const std::size_t n = v == Variant::fixed ? cores : pieces;
-  const std::uint64_t each = pieces * kW / n;
-  spawn(ctx, round_robin(n, cores), [each](ssr::Context& c, std::size_t) { work(c, each); });
+  const TailPieces t = tail_pieces(ctx.core_count(), v);
+  spawn(ctx, round_robin(t.count, ctx.core_count()), [each = t.each](ssr::Context& c, std::size_t) { work(c, each); });
 }
 
 // An idle tail seen through a collector (matmul's shape, 3.4.2): the idle tail's pieces each
@@ -101,15 +107,14 @@ void idle_tail(ssr::Context& ctx, Variant v) {
 // with the run, and on 2 cores the last piece runs alone beside the idle core. Fixed: one piece
 // per core, of the same total work.
 void idle_tail_collected(ssr::Context& ctx, Variant v) {
-  const std::size_t cores = ctx.core_count(), pieces = cores + cores / 2;
-  const std::size_t n = v == Variant::fixed ? cores : pieces;
-  const std::uint64_t each = pieces * kW / n;
+  const std::size_t cores = ctx.core_count();
+  const TailPieces t = tail_pieces(cores, v);
   const ssr::VpRef collector = ctx.create_vp(
-      [n](ssr::Context& c) {
+      [n = t.count](ssr::Context& c) {
         for (std::size_t i = 0; i < n; ++i) (void)c.receive_of_type_to(kDone);
       },
       {.name = "collector", .core = static_cast<CoreId>(cores - 1)});
-  spawn(ctx, round_robin(n, cores), [each, collector](ssr::Context& c, std::size_t) {
+  spawn(ctx, round_robin(t.count, cores), [each = t.each, collector](ssr::Context& c, std::size_t) {
     work(c, each);
     c.send_of_type_to(kDone, collector, 1);
   });

@@ -45,8 +45,8 @@ echo "first hint: $first, lost $first_lost s; the idle table at its site: $first
 if [ "$busy" -eq 0 ]; then
   case "$first" in
     idle-tail* | creator-starvation* | long-serial*) # not the singleton at $site: checked above
-      # These take idle that other constructs ended (the last reports, the collector's message,
-      # the end of the run): at most the run's idle.
+      # These take idle that constructs at other call sites ended (the last reports, the end of
+      # the run, creations at several sites): at most the run's idle.
       all_idle=$(jq '[.per_core[].idle_s] | add' <<<"$json")
       jq -e -n --argjson lost "$first_lost" --argjson idle "$all_idle" '$idle > 0 and $lost <= $idle' >/dev/null ||
         { echo "demo_report: the first hint claims more than the run's idle ($all_idle s)"; explain; exit 1; } ;;

@@ -49,18 +49,17 @@ void run(const Analysis& a, Ledger&, RuleOutput& out) {
   if (ratio < kUneven) return;
   const auto clock = a.trace.metadata.find("clock_source");
   const bool simulated = clock != a.trace.metadata.end() && clock->second == "virtual";
+  const std::string why = simulated ? "(the simulated machine's cost model spreads its cores' speeds: core_spread)."
+                                     : "(on a VM the hypervisor may give a vCPU less of its CPU than the others, unseen by the "
+                                       "guest's OS). Rerun to compare.";
   out.warnings.push_back(
       "cores ran at different speeds: core " + std::to_string(slow->core) + " took " + detail::fixed(ratio, 2) +
       "x as long per declared cycle as core " + std::to_string(fast->core) + " (the median of " + std::to_string(slow->units) +
       " and " + detail::plural(fast->units, "big unit") +
       " that declared their work). With work placed evenly the faster cores wait for the slower: an idle tail or a "
-      "starved core below is the machine's as much as the program's " +
-      (simulated ? std::string("(the simulated machine's cost model spreads its cores' speeds: core_spread). ")
-                 : std::string("(on a VM the hypervisor may give a vCPU less of its CPU than the others, unseen by the guest's OS). "
-                               "Rerun to compare, or ")) +
-      (simulated ? "Balance" : "balance") +
-      " the work as it runs (an assigner that gives the next piece to whichever core is free) rather than placing it evenly "
-      "up front.");
+      "starved core below is the machine's as much as the program's " + why +
+      " The cure: balance the work as it runs (an assigner that gives the next piece to whichever core is free) rather "
+      "than placing it evenly up front.");
 }
 
 }  // namespace
