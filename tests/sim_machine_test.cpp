@@ -135,14 +135,14 @@ TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
   EXPECT_EQ(machine.units(), 1u);
 }
 
-// A chain of sends on one core: each unit's cost is known, so is the sum.
-TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
+// known_workload_makespan runs a seed on core 0 whose first unit (work 50) ends in create_vp
+// and whose next unit (work 70) ends it; the child, pinned to core 1, does 1000 ticks. Core 1
+// wakes when the child is made ready. Handlers: create_vp 100, end_vp 20, others 10.
+std::uint64_t known_workload_makespan(std::uint64_t lock_contended) {
   const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2, .lock_handoff = 0,
-                               .assigner = 4, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 10,
-                               .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
+                               .lock_contended = lock_contended, .assigner = 4, .wake = 0, .wake_parked = 0, .idle_spin = 0,
+                               .handler = 10, .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
   proto::SimMachine machine(sim(2, costs));
-  // Core 0: seed unit (work 50) ends in create_vp; its next unit (work 70) ends the seed.
-  // The child, pinned to core 1, does 1000 ticks. Core 1 wakes when the child is made ready.
   within(kRunLimit, "known workload", [&] {
     ssr::run(machine, [](ssr::Context& ctx) {
       ctx.charge_work(50);
@@ -150,13 +150,25 @@ TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
       ctx.charge_work(70);
     }, ssr::RunOptions{.seed_core = 0});
   });
+  return machine.makespan();
+}
+
+// A seed and a child on two cores: each unit's cost is known, so is the sum.
+TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
   // Core 0 at 0: lock 2 + assigner 4 (until 6), switch 5 -> unit at 11, work 50 -> 61, comm 3
   // -> 64, lock 2, create handler 100 -> 166; the child is made ready for core 1 at 166.
   // Core 1 started at 0 too, waited for the lock until 6, took it (+2 +4 = 12), found nothing.
   // At 166 both want the lock; core 0 wins the tie (lower id) and holds it 2 + 4 until 172.
   // Core 1 waits until 172: lock 2, assigner 4 -> 178, switch 5 -> 183, work 1000 -> 1183,
   // comm 3, lock 2, end_vp 20 -> 1208. Core 0 ends the seed long before (at 272).
-  EXPECT_EQ(machine.makespan(), 1208u);
+  EXPECT_EQ(known_workload_makespan(0), 1208u);
+}
+
+// The same workload with a contended hand-off: core 1 waits for the lock twice (until 6, and
+// until 172), and each hold after a wait costs lock.contended more. The first one falls in core
+// 1's idle start, before it is woken at 166; the second delays the child by 50 and so the run.
+TEST(SimMachine, AHoldAfterALockWaitCostsTheContendedHandOff) {
+  EXPECT_EQ(known_workload_makespan(50), 1208u + 50);
 }
 
 TEST(SimMachine, ContendingCoresWaitForTheLockAndTheTraceShowsIt) {
@@ -308,8 +320,10 @@ TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
   model.work.site_rates["apps/matmul/matmul.cpp:102"] = 13.5;
   model.work.stretch_socket = 0.03;
   model.work.core_spread = 0.17;
+  model.lock_contended = 91;
   const proto::CostModel again = proto::CostModel::parse(model.text(), "text");
   EXPECT_EQ(again.text(), model.text());
+  EXPECT_EQ(again.lock_contended, 91u);
   EXPECT_EQ(again.handler_cost("singleton end"), 77u);
   EXPECT_DOUBLE_EQ(again.work.rate_at("apps/matmul/matmul.cpp:102"), 13.5);
   EXPECT_DOUBLE_EQ(again.work.rate_at("apps/matmul/matmul.cpp:111"), 1.75);
@@ -320,6 +334,7 @@ TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"switch 5", "m:1: expected 'key = value'"},
       {"# ok\nlock = -1", "m:2: lock: '-1' is not a whole number"},
+      {"lock.contended = much", "m:1: lock.contended: 'much' is not a whole number"},
       {"frobnicate = 3", "m:1: unknown key 'frobnicate'"},
       {"clock_hz = 0", "m:1: clock_hz: '0' is not a positive number"},
       {"\n\nassigner = 12x", "m:3: assigner: '12x'"},

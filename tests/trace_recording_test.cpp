@@ -469,6 +469,7 @@ TEST(TraceConstructRoles, AFormatTwoSsrTraceGetsSsrsRoles) {
   file.read(reinterpret_cast<char*>(&header), sizeof header);
   ASSERT_EQ(header.version_major, 2) << "the fixture is meant to predate construct roles";
   const trace::Trace t = trace::read_trace(path);
+  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{2, header.version_minor}));
   ASSERT_EQ(t.constructs.size(), trace::kSsrConstructs.size());
   for (std::size_t kind = 0; kind < trace::kSsrConstructs.size(); ++kind) {
     EXPECT_EQ(t.construct_roles[kind], trace::kSsrConstructs[kind].role) << t.constructs[kind];
@@ -491,4 +492,7 @@ TEST(TraceConstructRoles, AnotherLanguagesConstructsKeepTheirOwnRoles) {
   EXPECT_EQ(t.constructs, (std::vector<std::string>{"end task", "submit", "dep RAW"}));
   EXPECT_EQ(t.construct_roles, (std::vector<ConstructRole>{ConstructRole::end, ConstructRole::create, ConstructRole::dependence}));
   EXPECT_EQ(t.construct_colours, (std::vector<std::string>{"", "firebrick", ""}));
+  // The reader says which format it read: what a file may hold depends on it (since 3.1, a unit
+  // without a declared-work record declared none).
+  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{trace::kVersionMajor, trace::kVersionMinor}));
 }

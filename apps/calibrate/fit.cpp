@@ -47,6 +47,9 @@ struct RunFacts {
   // Runtime steps in ns, per sample. A handler whose lock another core held last (`handed`)
   // also waits for the lines that core wrote.
   std::map<std::string, std::vector<double>> handlers, handed;
+  // From the lock taken to the handler's end, after the core waited for the lock: the holder
+  // that released it has just written the lines this hold reads.
+  std::map<std::string, std::vector<double>> after_wait;
   std::map<std::string, std::vector<double>> communication;  // by the construct that ended the unit
   std::vector<double> decision;
   std::vector<double> empty_units;  // the work of units that declared none: the switch and the VP's side of a construct
@@ -347,6 +350,9 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
     const bool from_other = last_holder.count(r.unit) != 0 && last_holder[r.unit] != u.core;
     (from_other ? facts.handed : facts.handlers)[t.construct_name(r.ended_by)].push_back(
         static_cast<double>(r.handler_end - r.handler) * ns_per_tick);
+    if (r.locked > r.end) {
+      facts.after_wait[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler_end - r.locked) * ns_per_tick);
+    }
     if (r.locked == r.end) {
       facts.communication[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler - r.end) * ns_per_tick);
     }
@@ -503,13 +509,16 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   model.work.core_spread = median(spreads);
 
   // The runtime's steps, pooled over the runs.
-  std::map<std::string, std::vector<double>> handlers, handed;
+  std::map<std::string, std::vector<double>> handlers, handed, after_wait;
   std::map<std::string, std::vector<double>> communication;
   std::vector<double> decision, wake, wake_parked, empty_units;
   for (const RunFacts& run : runs) {
     empty_units.insert(empty_units.end(), run.empty_units.begin(), run.empty_units.end());
     for (const auto& [name, samples] : run.handlers) handlers[name].insert(handlers[name].end(), samples.begin(), samples.end());
     for (const auto& [name, samples] : run.handed) handed[name].insert(handed[name].end(), samples.begin(), samples.end());
+    for (const auto& [name, samples] : run.after_wait) {
+      after_wait[name].insert(after_wait[name].end(), samples.begin(), samples.end());
+    }
     for (const auto& [name, samples] : run.communication) {
       communication[name].insert(communication[name].end(), samples.begin(), samples.end());
     }
@@ -545,6 +554,18 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   for (const auto& [name, samples] : handlers) {
     if (!samples.empty()) model.handlers[name] = ticks(typical(samples));
   }
+  // A hold that follows a wait for the lock takes longer again: the contended hand-off is what
+  // those holds took beyond the lock, the hand-off and the construct's handler, over the
+  // constructs seen after a wait.
+  double contended_extra = 0, contended_weight = 0;
+  for (const auto& [name, samples] : after_wait) {
+    const auto fitted = model.handlers.find(name);
+    if (fitted == model.handlers.end() || samples.empty()) continue;
+    const double expected = static_cast<double>(model.lock + model.lock_handoff + fitted->second) / ticks_per_ns;
+    contended_extra += (typical(samples) - expected) * static_cast<double>(samples.size());
+    contended_weight += static_cast<double>(samples.size());
+  }
+  model.lock_contended = contended_weight > 0 ? ticks(contended_extra / contended_weight) : 0;
   // A construct the traces never showed costs what a handler typically does.
   std::vector<double> every_handler;
   for (const auto* by_name : {&handlers, &handed}) {
@@ -581,7 +602,8 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
     log << "fit: rate " << r / ticks_per_ns << " ns per declared cycle at " << site << '\n';
   }
   log << "fit: switch " << model.switch_ticks << " (" << empty_units.size() << " units that declared no work), lock hand-off "
-      << model.lock_handoff << " (" << static_cast<std::uint64_t>(weight) << " handlers after another core's), communication "
+      << model.lock_handoff << " (" << static_cast<std::uint64_t>(weight) << " handlers after another core's), contended "
+      << model.lock_contended << " (" << static_cast<std::uint64_t>(contended_weight) << " holds after a wait), communication "
       << model.communication << ", assigner " << model.assigner << ", wake "
       << model.wake << " (" << wake.size() << " wake-ups of a spinning core), " << model.wake_parked << " ("
       << wake_parked.size() << " of a parked one), create_vp handler "

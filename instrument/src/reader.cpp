@@ -126,6 +126,7 @@ class Parser {
                               std::to_string(kOldestVersionMajor) + " to " + std::to_string(kVersionMajor) + ")");
     }
     version_major_ = header.version_major;
+    trace_.version = {header.version_major, header.version_minor};
     std::size_t at = sizeof(FileHeader);
     while (at < size_) {
       if (size_ - at < sizeof(ChunkHeader)) {

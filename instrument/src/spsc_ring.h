@@ -27,6 +27,10 @@ class SpscRing {
     head_.store(head + 1, std::memory_order_release);
     return item;
   }
+  // empty is asked by the consumer only: whether its next pop would find nothing.
+  bool empty() const noexcept {
+    return head_.load(std::memory_order_relaxed) == tail_.load(std::memory_order_acquire);
+  }
 
  private:
   std::array<T*, Capacity> slots_{};

@@ -43,6 +43,7 @@ constexpr std::size_t kRing = 8;            // buffers in flight per core
 constexpr std::size_t kBuffersPerCore = 6;  // allocated per core at most, then cores wait
 constexpr std::size_t kBufferBudget = 32u << 20;  // first buffers of all cores together, bytes
 constexpr std::size_t kMinBufferBytes = 16u << 10;  // the budget never cuts a buffer below this
+constexpr std::size_t kDefinitionsBytes = 256u << 10;  // definitions batch reserved on real cores
 
 constexpr std::size_t kMinOptionBufferBytes = 1024;  // the smallest RecorderOptions::buffer_bytes
 constexpr auto kWriterTick = std::chrono::milliseconds(20);  // the writer's longest sleep
@@ -84,7 +85,7 @@ struct SiteKeyHash {
 // are shared with the writer thread only).
 struct alignas(64) CoreRecorder {
   Buffer* buffer = nullptr;
-  std::size_t buffers = 0;            // allocated for this core
+  std::atomic<std::size_t> buffers{0};  // allocated for this core (by it, or ahead by the writer)
   std::uint64_t taken = 0;            // buffers this core began to fill (the next one's index)
   std::atomic<Buffer*> current{nullptr};  // `buffer`, for the writer to read
   std::uint64_t written_buffers = 0;  // the writer's: buffers of this core written whole
@@ -153,6 +154,7 @@ struct TraceRecorder::Impl {
 
   std::mutex definitions_mutex;
   std::vector<unsigned char> definitions;
+  std::vector<unsigned char> definitions_out;  // the writer's: the batch it writes, kept for reuse
   std::map<std::pair<const char*, std::uint32_t>, std::uint32_t> site_ids;
   std::map<std::string, std::uint32_t> event_name_ids;
   std::atomic<bool> paused{false};
@@ -160,7 +162,9 @@ struct TraceRecorder::Impl {
   std::mutex writer_mutex;  // guards the file and the writer's wake-up
   std::condition_variable writer_wake;
   std::atomic<bool> writer_stop{false};
-  std::atomic<std::uint64_t> pending{0};
+  // A core is about to run out of empty buffers: the writer drains now rather than at its next
+  // pass by time.
+  std::atomic<bool> urgent{false};
   std::thread writer;
   bool catching[std::size(kStopSignals)] = {};  // this recorder installed on_stop_signal
 
@@ -186,6 +190,12 @@ struct TraceRecorder::Impl {
   std::uint32_t site_id(CoreRecorder& core, const CallSite& site);
   void append(CoreId core, const void* record, std::size_t size);
   void hand_off(CoreId core);
+  Buffer* new_buffer(CoreRecorder& core);
+  void refill_or_drain(std::size_t core);
+  void wake_writer_now() {
+    urgent.store(true, std::memory_order_release);
+    writer_wake.notify_one();
+  }
   void take(CoreRecorder& core, Buffer* buffer);
   void write_committed(std::size_t core, Buffer& buffer);
   void write_current(std::size_t core);
@@ -432,6 +442,34 @@ void TraceRecorder::Impl::take(CoreRecorder& core, Buffer* buffer) {
   core.current.store(buffer, std::memory_order_release);  // publishes the index with it
 }
 
+// new_buffer allocates (and touches) one more buffer for `core` while it has fewer than
+// kBuffersPerCore; nullptr once it has them all. The core or the writer may call it.
+Buffer* TraceRecorder::Impl::new_buffer(CoreRecorder& core) {
+  std::size_t had = core.buffers.load(std::memory_order_relaxed);
+  do {
+    if (had >= kBuffersPerCore) return nullptr;
+  } while (!core.buffers.compare_exchange_weak(had, had + 1, std::memory_order_relaxed));
+  auto* buffer = new Buffer;
+  buffer->bytes.resize(options.buffer_bytes);
+  return buffer;
+}
+
+// refill_or_drain gives a core that has no empty buffer left one more (on real cores, so that
+// the core does not map it itself), or, when it has all of its buffers, writes its full ones
+// out and gives them back. Writer only.
+void TraceRecorder::Impl::refill_or_drain(std::size_t core) {
+  CoreRecorder& state = cores[core];
+  if (!state.empty.empty()) return;
+  if (time == nullptr) {
+    if (Buffer* spare = new_buffer(state)) {
+      state.empty.push(spare);
+      return;
+    }
+  }
+  write_definitions();  // before any record that names them
+  drain_full(core);
+}
+
 // hand_off gives the core's full buffer to the writer and takes an empty one, waiting (and
 // recording the wait) rather than dropping anything when the writer is behind.
 void TraceRecorder::Impl::hand_off(CoreId core_id) {
@@ -439,24 +477,25 @@ void TraceRecorder::Impl::hand_off(CoreId core_id) {
   std::uint64_t waited_since = 0;
   while (!core.full.push(core.buffer)) {
     if (waited_since == 0) waited_since = now(core_id);
-    writer_wake.notify_one();
+    wake_writer_now();
     std::this_thread::yield();
   }
-  pending.fetch_add(1, std::memory_order_release);
-  writer_wake.notify_one();
   Buffer* next = core.empty.pop();
-  if (next == nullptr && core.buffers < kBuffersPerCore) {
-    next = new Buffer;
-    next->bytes.resize(options.buffer_bytes);
-    ++core.buffers;
-  }
+  if (next == nullptr) next = new_buffer(core);
   while (next == nullptr) {
     if (waited_since == 0) waited_since = now(core_id);
-    writer_wake.notify_one();
+    wake_writer_now();
     std::this_thread::yield();
     next = core.empty.pop();
   }
   take(core, next);
+  // The writer is woken only when this core has no empty buffer left to go on to: on real
+  // cores it then maps and touches the next one, away from this core's path (64 page faults
+  // for a 256 KiB buffer took 0.1-0.2 ms here, often under the runtime lock); once the cores
+  // have all their buffers, it writes the full ones. Otherwise full buffers wait for its pass by
+  // time (half the flush interval at most), so a run that fits in the buffers is written after
+  // it ends rather than by a writer thread that takes one of a 2-core machine's cores.
+  if (core.empty.empty()) wake_writer_now();
   // A simulated core's clock stands still while the host waits: that wait is no part of the run.
   const std::uint64_t waited_until = waited_since != 0 ? now(core_id) : 0;
   if (waited_until > waited_since) {
@@ -511,18 +550,21 @@ void TraceRecorder::Impl::drain_full(std::size_t core) {
     full->written_records = 0;
     full->committed.store(0, std::memory_order_relaxed);
     ++state.written_buffers;
-    pending.fetch_sub(1, std::memory_order_relaxed);
     state.empty.push(full);
   }
 }
 
 void TraceRecorder::Impl::write_definitions() {
-  std::vector<unsigned char> batch;
   {
     std::lock_guard<std::mutex> hold(definitions_mutex);
-    batch.swap(definitions);
+    definitions_out.swap(definitions);
   }
-  if (!batch.empty()) write_chunk(fmt::ChunkType::definitions, fmt::kNoCore, batch.data(), batch.size());
+  if (!definitions_out.empty()) {
+    write_chunk(fmt::ChunkType::definitions, fmt::kNoCore, definitions_out.data(), definitions_out.size());
+  }
+  // Emptied, not freed: the cores define into it after the next swap without growing it anew
+  // (a vector that grows under a handler page-faults there, with the runtime lock held).
+  definitions_out.clear();
 }
 
 // flush_all writes everything every core has committed, and the definitions. Definitions go
@@ -551,15 +593,15 @@ void TraceRecorder::Impl::writer_loop() {
   std::unique_lock<std::mutex> hold(writer_mutex);
   while (!writer_stop.load(std::memory_order_acquire)) {
     writer_wake.wait_until(hold, std::min(Steady::now() + kWriterTick, next_flush), [this] {
-      return pending.load(std::memory_order_acquire) > 0 || writer_stop.load();
+      return urgent.load(std::memory_order_acquire) || writer_stop.load();
     });
+    urgent.store(false, std::memory_order_relaxed);
     if (const int signal = stop_signal()) end_by_signal(signal, time != nullptr ? 0 : Clock::now());
     if (Steady::now() >= next_flush) {
       flush_all();
       next_flush = Steady::now() + period;
     } else {
-      write_definitions();
-      for (std::size_t k = 0; k < cores.size(); ++k) drain_full(k);
+      for (std::size_t k = 0; k < cores.size(); ++k) refill_or_drain(k);
     }
   }
 }
@@ -726,10 +768,20 @@ void TraceRecorder::run_start(const std::string& language,
   rec.options.buffer_bytes = std::min(
       rec.options.buffer_bytes, std::max(kMinBufferBytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : rec.cores) {
-    auto* first = new Buffer;
-    first->bytes.resize(rec.options.buffer_bytes);
-    core.buffers = 1;
-    rec.take(core, first);
+    rec.take(core, rec.new_buffer(core));
+    // Real cores start with a spare, so that their first hand-off maps nothing; the writer
+    // keeps one ahead from then on (refill_or_drain). Simulated cores, up to 1024 of them, map
+    // theirs as they need them: host time stalls no virtual clock.
+    if (rec.time == nullptr) core.empty.push(rec.new_buffer(core));
+  }
+  if (rec.time == nullptr) {
+    // Room for thousands of definitions (a program that names a group per singleton makes one
+    // per use), touched now: the cores append to it inside handlers.
+    for (std::vector<unsigned char>* batch : {&rec.definitions, &rec.definitions_out}) {
+      const std::size_t had = batch->size();
+      batch->resize(std::max(had, kDefinitionsBytes));
+      batch->resize(had);
+    }
   }
   if (rec.time != nullptr) {
     rec.os_method = "none: a simulated machine's cores are not the host's";

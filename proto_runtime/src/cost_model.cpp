@@ -75,6 +75,7 @@ std::string CostModel::text() const {
       << "communication = " << communication << '\n'
       << "lock = " << lock << '\n'
       << "lock.handoff = " << lock_handoff << '\n'
+      << "lock.contended = " << lock_contended << '\n'
       << "assigner = " << assigner << '\n'
       << "wake = " << wake << '\n'
       << "wake.parked = " << wake_parked << '\n'
@@ -146,6 +147,8 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
       model.lock = ticks;
     } else if (key == "lock.handoff") {
       model.lock_handoff = ticks;
+    } else if (key == "lock.contended") {
+      model.lock_contended = ticks;
     } else if (key == "assigner") {
       model.assigner = ticks;
     } else if (key == "wake") {
@@ -163,7 +166,7 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
     } else {
       throw ConfigError(where + "unknown key '" + std::string(key) +
                         "' (expected clock_hz, switch, communication, communication.<construct>, lock, "
-                        "lock.handoff, assigner, wake, wake.parked, idle_spin, handler, handler.<construct>, work_rate, work_rate.<file:line>, "
+                        "lock.handoff, lock.contended, assigner, wake, wake.parked, idle_spin, handler, handler.<construct>, work_rate, work_rate.<file:line>, "
                         "stretch.machine, stretch.socket or core_spread)");
     }
   }

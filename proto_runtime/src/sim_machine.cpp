@@ -376,12 +376,14 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
 // (in virtual time) waits until the release, and the wait is reported as on real cores.
 void SimMachine::Impl::acquire(CoreId core) {
   VirtualCore& c = cores[core];
+  std::uint64_t extra = lock_holder != core ? config.costs.lock_handoff : 0;
   if (lock_free_at > c.clock) {
     if (user) user->lock_wait_begin(core);
     c.clock = lock_free_at;
     if (user) user->lock_wait_end(core, lock_holder);
+    extra += config.costs.lock_contended;
   }
-  c.clock += config.costs.lock + (lock_holder != core ? config.costs.lock_handoff : 0);
+  c.clock += config.costs.lock + extra;
 }
 
 void SimMachine::Impl::advance_work(std::uint64_t to) {

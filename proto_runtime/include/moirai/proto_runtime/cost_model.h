@@ -37,6 +37,8 @@ struct CostModel {
   std::map<std::string, std::uint64_t, std::less<>> communications;
   std::uint64_t lock = 0;              // taking and releasing a free runtime lock
   std::uint64_t lock_handoff = 0;      // ... more when another core held it last (its lines move)
+  std::uint64_t lock_contended = 0;    // ... more again for a core that waited for it: the holder
+                                       // has just written the lines this core's hold reads
   std::uint64_t assigner = 0;          // one call of the language's assigner
   // An idle core spins `idle_spin` ticks, then parks: work made ready for it while it spins
   // costs `wake` until it looks, once it is parked `wake_parked` (the kernel wakes it).
