@@ -455,17 +455,17 @@ Buffer* TraceRecorder::Impl::new_buffer(CoreRecorder& core) {
 }
 
 // refill_or_drain gives a core that has no empty buffer left one more (on real cores, so that
-// the core does not map it itself), or, when it has all of its buffers, writes its full ones
+// the core does not map it itself), or, once it has all of its buffers, writes its full ones
 // out and gives them back. Writer only.
 void TraceRecorder::Impl::refill_or_drain(std::size_t core) {
   CoreRecorder& state = cores[core];
-  if (!state.empty.empty()) return;
-  if (time == nullptr) {
+  if (time == nullptr && state.empty.empty()) {
     if (Buffer* spare = new_buffer(state)) {
       state.empty.push(spare);
       return;
     }
   }
+  if (state.buffers.load(std::memory_order_relaxed) < kBuffersPerCore && !state.empty.empty()) return;
   write_definitions();  // before any record that names them
   drain_full(core);
 }
@@ -489,13 +489,14 @@ void TraceRecorder::Impl::hand_off(CoreId core_id) {
     next = core.empty.pop();
   }
   take(core, next);
-  // The writer is woken only when this core has no empty buffer left to go on to: on real
-  // cores it then maps and touches the next one, away from this core's path (64 page faults
-  // for a 256 KiB buffer took 0.1-0.2 ms here, often under the runtime lock); once the cores
-  // have all their buffers, it writes the full ones. Otherwise full buffers wait for its pass by
-  // time (half the flush interval at most), so a run that fits in the buffers is written after
-  // it ends rather than by a writer thread that takes one of a 2-core machine's cores.
-  if (core.empty.empty()) wake_writer_now();
+  // While the core may still get more buffers, the writer is woken only when it has no empty
+  // one left to go on to: on real cores the writer then maps and touches the next one, away
+  // from this core's path (64 page faults for a 256 KiB buffer took 0.1-0.2 ms here, often
+  // under the runtime lock). Full buffers wait for its pass by time (half the flush interval at
+  // most), so a run that fits in the buffers is written after it ends rather than by a writer
+  // thread that takes one of a 2-core machine's cores mid-run. Once the core has all its
+  // buffers, the writer writes each as it comes, so that the core does not wait for a burst.
+  if (core.empty.empty() || core.buffers.load(std::memory_order_relaxed) >= kBuffersPerCore) wake_writer_now();
   // A simulated core's clock stands still while the host waits: that wait is no part of the run.
   const std::uint64_t waited_until = waited_since != 0 ? now(core_id) : 0;
   if (waited_until > waited_since) {
