@@ -46,8 +46,9 @@ CostModel CostModel::default_model() {
   // clock, i.e. nanoseconds; each step's mean without its slowest 1 %. A language adds its own
   // handlers' costs (ssr::cost_model for SSR); `handler` is a handler's typical cost, for
   // constructs with no line of their own. A declared cycle is a nanosecond of this VM's work.
+  // lock_contended is the same script's later fit (2026-11-25), taken alone.
   return CostModel{.clock_hz = 1e9, .switch_ticks = 60, .communication = 240, .communications = {}, .lock = 1,
-                   .lock_handoff = 58, .assigner = 97, .wake = 316, .wake_parked = 42743,
+                   .lock_handoff = 58, .lock_contended = 49, .assigner = 97, .wake = 316, .wake_parked = 42743,
                    .idle_spin = RealMachine::kIdleSpinNs, .handler = 327, .handlers = {}, .work = {}};
 }
 
