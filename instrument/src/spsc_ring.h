@@ -27,7 +27,8 @@ class SpscRing {
     head_.store(head + 1, std::memory_order_release);
     return item;
   }
-  // empty is asked by the consumer only: whether its next pop would find nothing.
+  // empty says whether a pop now would find nothing; asked by the producer, it may be stale (the
+  // consumer may have popped since), which only delays what the producer does about it.
   bool empty() const noexcept {
     return head_.load(std::memory_order_relaxed) == tail_.load(std::memory_order_acquire);
   }

@@ -81,8 +81,8 @@ struct SiteKeyHash {
   }
 };
 
-// CoreRecorder is one core's recording state; only that core's thread touches it (the rings
-// are shared with the writer thread only).
+// CoreRecorder is one core's recording state; only that core's thread touches it, but for the
+// rings, `current` and the buffer count, which it shares with the writer thread.
 struct alignas(64) CoreRecorder {
   Buffer* buffer = nullptr;
   std::atomic<std::size_t> buffers{0};  // allocated for this core (by it, or ahead by the writer)
@@ -454,18 +454,20 @@ Buffer* TraceRecorder::Impl::new_buffer(CoreRecorder& core) {
   return buffer;
 }
 
-// refill_or_drain gives a core that has no empty buffer left one more (on real cores, so that
-// the core does not map it itself), or, once it has all of its buffers, writes its full ones
-// out and gives them back. Writer only.
+// refill_or_drain runs when a core woke the writer: a real core that has no empty buffer left
+// and may have more gets one more (so that it does not map it itself); otherwise, when the core
+// is out of empty buffers or has all it may have, its full ones are written and given back.
+// Writer only.
 void TraceRecorder::Impl::refill_or_drain(std::size_t core) {
   CoreRecorder& state = cores[core];
-  if (time == nullptr && state.empty.empty()) {
+  const bool out_of_empty = state.empty.empty();
+  if (out_of_empty && time == nullptr) {
     if (Buffer* spare = new_buffer(state)) {
       state.empty.push(spare);
       return;
     }
   }
-  if (state.buffers.load(std::memory_order_relaxed) < kBuffersPerCore && !state.empty.empty()) return;
+  if (!out_of_empty && state.buffers.load(std::memory_order_relaxed) < kBuffersPerCore) return;
   write_definitions();  // before any record that names them
   drain_full(core);
 }
