@@ -103,8 +103,13 @@ run_logged "$work/shared-install.log" cmake --install "$work/shared-build" --pre
 run_logged "$work/cmake-shared-configure.log" cmake -S examples -B "$work/cmake-shared" \
   -DCMAKE_PREFIX_PATH="$work/shared" -DCMAKE_CXX_COMPILER=g++ -DCMAKE_BUILD_TYPE=Release
 run_logged "$work/cmake-shared-build.log" cmake --build "$work/cmake-shared" -j "$jobs"
-ldd "$work/cmake-shared/chunk_sum" | grep -q "$work/shared/.*libmoirai_ssr.so" ||
-  fail "the example built against the shared install does not load its libmoirai_ssr.so"
+# ldd's output is read whole before grep looks at it: `ldd | grep -q` ends ldd with SIGPIPE when
+# grep stops at the first match, and pipefail turns that into a failure of a check that held.
+loaded=$(ldd "$work/cmake-shared/chunk_sum") ||
+  fail "ldd cannot read the example built against the shared install"
+grep -q "$work/shared/.*libmoirai_ssr.so" <<<"$loaded" ||
+  fail "the example built against the shared install does not load its libmoirai_ssr.so; ldd says:
+$loaded"
 ok "-DBUILD_SHARED_LIBS=ON: shared libraries by $clang, installed; examples/ built against them with g++"
 prefix=$work/shared
 example_runs cmake-shared "$work/cmake-shared/chunk_sum"
