@@ -217,5 +217,17 @@ TEST(Counters, PerfNamesAreCaseBlindAndTakeTheKernelsAliases) {
   EXPECT_EQ(t.counters.size(), machine.kernel_software || papi_counts("perf::TASK-CLOCK") ? 2u : 0u);
 }
 
+// A program that recorded a run may use PAPI itself afterwards, on the thread that made the
+// recorder: the recorder counted on that thread too (timing its own cost per unit) and must leave
+// PAPI's record of it in place. libpapi crashed in PAPI_event_name_to_code when it did not.
+TEST(Counters, PapiAnswersTheRecordingThreadAfterTheRun) {
+  const bool task_clock = papi_counts("perf::TASK-CLOCK");
+  const bool page_faults = papi_counts("perf::PAGE-FAULTS");
+  const trace::Trace t = record({"perf::TASK-CLOCK", "perf::PAGE-FAULTS"}, "after");
+  EXPECT_FALSE(t.units.empty());
+  EXPECT_EQ(papi_counts("perf::TASK-CLOCK"), task_clock);
+  EXPECT_EQ(papi_counts("perf::PAGE-FAULTS"), page_faults);
+}
+
 }  // namespace
 }  // namespace moirai

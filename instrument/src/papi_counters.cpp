@@ -3,14 +3,25 @@
 #include <papi.h>
 #include <pthread.h>
 
+#include <algorithm>
 #include <mutex>
 #include <string>
+#include <vector>
 
 namespace moirai::instrument::detail {
 
 namespace {
 
 unsigned long thread_id() { return static_cast<unsigned long>(pthread_self()); }
+
+// known_to_papi says whether PAPI already keeps a record of the calling thread.
+bool known_to_papi() {
+  int count = 0;
+  if (PAPI_list_threads(nullptr, &count) != PAPI_OK || count <= 0) return false;
+  std::vector<unsigned long> ids(static_cast<std::size_t>(count));
+  if (PAPI_list_threads(ids.data(), &count) != PAPI_OK) return false;
+  return std::find(ids.begin(), ids.begin() + count, thread_id()) != ids.begin() + count;
+}
 
 // init_papi initialises the library once per process, with thread support; "" or the failure.
 const std::string& init_papi() {
@@ -67,7 +78,8 @@ std::string papi_probe(const std::string& name, int* code) {
 
 std::string PapiThread::start(const std::vector<int>& codes) {
   if (codes.empty()) return "";
-  PAPI_register_thread();
+  registered_here_ = !known_to_papi();
+  if (registered_here_) PAPI_register_thread();
   int event_set = PAPI_NULL;
   int result = PAPI_create_eventset(&event_set);
   for (int code : codes) {
@@ -79,7 +91,8 @@ std::string PapiThread::start(const std::vector<int>& codes) {
       PAPI_cleanup_eventset(event_set);
       PAPI_destroy_eventset(&event_set);
     }
-    PAPI_unregister_thread();
+    if (registered_here_) PAPI_unregister_thread();
+    registered_here_ = false;
     return PAPI_strerror(result);
   }
   event_set_ = event_set;
@@ -96,7 +109,8 @@ void PapiThread::stop() noexcept {
   PAPI_stop(event_set_, ignored);
   PAPI_cleanup_eventset(event_set_);
   PAPI_destroy_eventset(&event_set_);
-  PAPI_unregister_thread();
+  if (registered_here_) PAPI_unregister_thread();
+  registered_here_ = false;
   event_set_ = -1;
 }
 

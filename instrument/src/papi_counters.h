@@ -15,7 +15,9 @@ const std::string& papi_machine_reason();
 // machine without a PMU knows the names of hardware events but cannot count them.
 std::string papi_probe(const std::string& name, int* code);
 
-// PapiThread is one thread's PAPI event set.
+// PapiThread is one thread's PAPI event set. It leaves the thread as registered with PAPI as it
+// found it: unregistering a thread PAPI knew before (the one that initialised the library, or one
+// the program registered) frees PAPI's record of it, and PAPI's next call there crashes.
 class PapiThread {
  public:
   // start creates and starts this thread's event set for `codes`; "" or the reason it failed.
@@ -27,6 +29,7 @@ class PapiThread {
 
  private:
   int event_set_ = -1;
+  bool registered_here_ = false;  // start registered the thread, so stop unregisters it
 };
 
 }  // namespace moirai::instrument::detail
