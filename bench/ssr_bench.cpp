@@ -183,6 +183,7 @@ void BM_SsrCreateEnd(benchmark::State& state, Placement placement) {
   state.counters["units_per_op"] = static_cast<double>(batch.stats.units_animated) / children;
   state.counters["requests_per_op"] =
       static_cast<double>(batch.stats.requests_handled) / children;
+  state.counters["reused_per_op"] = static_cast<double>(batch.stats.vps_reused) / children;
 }
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, same_core, Placement::same_core)->UseManualTime();
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, any_core, Placement::any_core)->UseManualTime();

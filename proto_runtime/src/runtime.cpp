@@ -50,6 +50,11 @@ struct alignas(64) CoreState {
   VirtualProcessor* spare = nullptr;
   bool refill = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
+  // stats counts what this core did (under the lock): per core, so that no line moves for them.
+  RunStats stats;
+  // after_end is where the fiber of a VP that ended on this core, and was not kept as a hull,
+  // goes when it ends (finish): the next VP's context or the core's own.
+  ExecContext* after_end = nullptr;
   // handed is the VP the assigner chose for this core while it waited, chosen by the core that
   // made the VP ready; the woken core animates it without taking the lock again.
   std::atomic<VirtualProcessor*> handed{nullptr};
@@ -65,6 +70,8 @@ struct Runtime::Impl final : detail::VpHost {
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
 
+  // Read-mostly: fixed before the run starts. The groups below start on cache lines of their own,
+  // so that writes to them do not evict these from the other cores' caches.
   Runtime* owner;
   Machine& machine;
   LanguagePlugin& language;
@@ -75,25 +82,41 @@ struct Runtime::Impl final : detail::VpHost {
   bool direct;  // VPs switch straight to the next VP on their core
   // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
-  detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
   bool ran = false;
+  // Taken and given back outside the runtime lock, by any core.
+  alignas(64) detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
 
-  detail::RuntimeLock lock;
-  // Everything below is guarded by `lock`.
+  // Everything below is guarded by `lock`. The lock has a cache line to itself, since the cores
+  // waiting for it read it in a loop: data on that line would be taken from the holder on every
+  // write. What nearly every hold writes is on the next line, so a hold moves it in one transfer
+  // (it was on three lines, the lock's one of them, which also had the stack pool's mutex).
+  alignas(64) detail::RuntimeLock lock;
+  alignas(64) bool stopping = false;
   CoreId lock_holder = 0;  // the core holding (or that last held) the lock
-  std::vector<VirtualProcessor*> live;  // owned; destroyed after their VP ended
   VpId next_vp = 1;
   UnitId next_unit = 1;
   std::size_t ready = 0;    // made ready, not yet handed to a core by the assigner
   std::size_t running = 0;  // handed to a core, request not yet handled
+  std::size_t live = 0;     // created, not yet ended
+  // The hulls: VPs that ended with a stack of the default size, their fibers parked, kept for
+  // the next creations (linked through VirtualProcessor::next_hull_). The core that ends a VP is
+  // often not the one that created it, and freeing there what the creator allocated made both
+  // cores queue for the allocator's arena lock; a hull also keeps its stack and fiber.
+  static constexpr std::size_t kHullsKept = 1024;
+  VirtualProcessor* hulls = nullptr;
+  std::size_t hull_count = 0;
+
+  // owned: every VP object the runtime made and has not destroyed, live VPs and hulls (spares
+  // are their cores'); for deadlock reports and the unwinding after a run. Touched only when a VP
+  // object is made or destroyed, not when a hull is reused.
+  alignas(64) std::vector<VirtualProcessor*> owned;
   std::uint64_t next_match = 1;
-  bool stopping = false;
   std::exception_ptr failure;
-  RunStats stats;
 
   // VpHost
   void arrived(ExecContext& self, ctx::fiber&& from) override;
   void leave(VirtualProcessor& vp) override;
+  bool retire(VirtualProcessor& vp) override;
   ctx::fiber finish(VirtualProcessor& vp) override;
   void charge_work(VirtualProcessor& vp, std::uint64_t ticks) noexcept override {
     machine.charge_work(vp.last_core_, ticks);
@@ -104,7 +127,7 @@ struct Runtime::Impl final : detail::VpHost {
   }
 
   void acquire(CoreId core);
-  VirtualProcessor* take(CoreId core);
+  VirtualProcessor* take(CoreId core, CoreId by);
   VirtualProcessor* assign(CoreId core);
   VirtualProcessor* next_after_unit(CoreId core);
   void hand_over(CoreId core);
@@ -113,7 +136,8 @@ struct Runtime::Impl final : detail::VpHost {
   VirtualProcessor& create(CoreId core, VpFunction fn, VpOptions options, const CallSite& site);
   void make_ready(VirtualProcessor& vp, CoreId from_core);
   void finish_unit(CoreId core, VirtualProcessor& vp);
-  void unlink(VirtualProcessor& vp);
+  void adopt(VirtualProcessor& vp);
+  void disown(VirtualProcessor& vp);
   void stop_on_deadlock();
   // wake_after_unlock sends the wake-ups collected under the lock (rare: only for other cores).
   void wake_after_unlock(CoreId core) {
@@ -179,20 +203,20 @@ void Runtime::Impl::acquire(CoreId core) {
   lock_holder = core;
 }
 
-// take is the assigner's choice for `core`, counted as running (under the lock).
-VirtualProcessor* Runtime::Impl::take(CoreId core) {
+// take is the assigner's choice for `core`, counted as running (under the lock, by core `by`).
+VirtualProcessor* Runtime::Impl::take(CoreId core, CoreId by) {
   VirtualProcessor* vp = assigner.next_for(core);
   if (vp != nullptr) {
     --ready;
     ++running;
-    ++stats.units_animated;
+    ++cores[by].stats.units_animated;
   }
   return vp;
 }
 
 VirtualProcessor* Runtime::Impl::assign(CoreId core) {
   if (kRecording && observer) observer->assigner_enter(core);
-  VirtualProcessor* vp = take(core);
+  VirtualProcessor* vp = take(core, core);
   if (kRecording && observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
   return vp;
 }
@@ -218,9 +242,9 @@ void Runtime::Impl::hand_over(CoreId core) {
     if (target == kAnyCore || cores[target].handed.load(std::memory_order_relaxed) != nullptr) {
       continue;
     }
-    VirtualProcessor* vp = take(target);
+    VirtualProcessor* vp = take(target, core);
     if (vp == nullptr) continue;
-    ++stats.units_handed_over;
+    ++cores[core].stats.units_handed_over;
     cores[target].handed.store(vp, std::memory_order_release);
   }
 }
@@ -301,29 +325,55 @@ void Runtime::Impl::leave(VirtualProcessor& vp) {
   }
 }
 
-// finish runs on `vp`'s stack after its function returned; the continuation it returns is
-// resumed by Boost.Context, which frees the stack on the way.
+// retire runs on `vp`'s stack after its function returned: it handles the VP's end and keeps the
+// VP as a hull when it can, parked until a creation gives it a new function.
+bool Runtime::Impl::retire(VirtualProcessor& vp) {
+  if (vp.cancelled_) return false;  // unwound after a stop: finish goes back to the unwinder
+  const CoreId core = vp.last_core_;
+  if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), kEndVp, vp.end_request_.site);
+  acquire(core);
+  finish_unit(core, vp);
+  VirtualProcessor* next = next_after_unit(core);
+  if (direct && !cores[core].to_wake.empty()) hand_over(core);
+  const bool keep = !stopping && vp.stack_size_ == stacks.size() && hull_count < kHullsKept;
+  if (keep) {
+    vp.next_hull_ = hulls;
+    hulls = &vp;
+    ++hull_count;
+  } else {
+    disown(vp);  // its fiber ends next, and the VP is destroyed
+  }
+  lock.unlock();
+  after_unlock(core);
+  if (next != nullptr) begin_unit(core, *next);
+  ExecContext& to = next != nullptr ? next->context() : cores[core].home;
+  if (!keep) {
+    cores[core].after_end = &to;
+    return false;
+  }
+  // The frames below this one are dead; the next VP on this stack starts with ASan's view clean
+  // (redzones of frames that an exception unwound stay poisoned otherwise).
+  const ExecContext& self = vp.context();
+  const char* here = static_cast<const char*>(__builtin_frame_address(0));
+  const char* bottom = static_cast<const char*>(self.stack_bottom);
+  if (bottom != nullptr && here > bottom + 512) {
+    SanitizerFiber::forget_stack(bottom, static_cast<std::size_t>(here - bottom) - 512);
+  }
+  switch_to(core, vp.context(), to);
+  // Resumed: a creation gave the hull a VP to animate, or the run stopped and unwinds it.
+  return !vp.cancelled_;
+}
+
+// finish runs on `vp`'s stack when its fiber ends (its end handled by retire, or the run
+// unwinding it); the continuation it returns is resumed by Boost.Context, which frees the stack on
+// the way.
 ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
   ExecContext& self = vp.context();
   CoreId core = self.core;
   ExecContext* to = &cores[core].home;  // a cancelled VP goes back to the unwinding thread
   if (!vp.cancelled_) {
     core = vp.last_core_;
-    if (kRecording && observer) {
-      observer->unit_end(core, vp.id(), vp.unit(), kEndVp, vp.end_request_.site);
-    }
-    acquire(core);
-    finish_unit(core, vp);
-    VirtualProcessor* next = next_after_unit(core);
-    if (direct && !cores[core].to_wake.empty()) hand_over(core);
-    lock.unlock();
-    after_unlock(core);
-    if (next != nullptr) {
-      begin_unit(core, *next);
-      to = &next->context();
-    } else {
-      to = &cores[core].home;
-    }
+    to = std::exchange(cores[core].after_end, nullptr);
   }
   while (!to->parked.load(std::memory_order_acquire)) MOIRAI_CPU_RELAX();
   to->parked.store(false, std::memory_order_relaxed);
@@ -337,7 +387,7 @@ ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
 // finish_unit handles the request with which `vp`'s unit ended (under the lock).
 void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   --running;
-  ++stats.requests_handled;
+  ++cores[core].stats.requests_handled;
   Request& request = vp.finished_ ? vp.end_request_ : *vp.pending_;
   request.requester = &vp;
   request.unit = vp.unit_;
@@ -364,9 +414,9 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
           VpFailure(vp.id(), vp.name(), vp.created_at(), vp.error_));
     }
     if (vp.error_) stopping = true;
-    unlink(vp);
+    --live;
   }
-  if (live.empty()) stopping = true;
+  if (live == 0) stopping = true;
   if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
   if (stopping) {
     cores[core].to_wake.push_back(kAnyCore);
@@ -397,9 +447,15 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
   CoreState& here = cores[core];
-  if (here.spare != nullptr && stack == stacks.size()) {
+  if (hulls != nullptr && stack == stacks.size()) {
+    vp = std::exchange(hulls, hulls->next_hull_);
+    --hull_count;
+    ++here.stats.vps_reused;
+    vp->become(id, std::move(name), site, options.core, std::move(fn));
+  } else if (here.spare != nullptr && stack == stacks.size()) {
     vp = std::exchange(here.spare, nullptr);
     vp->become(id, std::move(name), site, options.core, std::move(fn));
+    adopt(*vp);
   } else {
     try {
       vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
@@ -407,13 +463,13 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
     } catch (const std::bad_alloc&) {
       throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
     }
+    adopt(*vp);
   }
   here.refill = direct;
   ++next_vp;
   vp->unit_ = next_unit++;  // the meta-unit of its first unit exists from now on
-  vp->live_index_ = live.size();
-  live.push_back(vp);
-  ++stats.vps_created;
+  ++live;
+  ++here.stats.vps_created;
   language.vp_created(*vp);
   if (kRecording && observer) {
     observer->vp_created(core, vp->id(), vp->name(), site,
@@ -447,15 +503,23 @@ void Runtime::Impl::wake_others(CoreId core) {
   wake.clear();
 }
 
-void Runtime::Impl::unlink(VirtualProcessor& vp) {
-  VirtualProcessor* last = live.back();
-  live[vp.live_index_] = last;
-  last->live_index_ = vp.live_index_;
-  live.pop_back();
+void Runtime::Impl::adopt(VirtualProcessor& vp) {
+  vp.owned_index_ = owned.size();
+  owned.push_back(&vp);
+}
+
+void Runtime::Impl::disown(VirtualProcessor& vp) {
+  VirtualProcessor* last = owned.back();
+  owned[vp.owned_index_] = last;
+  last->owned_index_ = vp.owned_index_;
+  owned.pop_back();
 }
 
 void Runtime::Impl::stop_on_deadlock() {
-  std::vector<VirtualProcessor*> blocked(live);
+  std::vector<VirtualProcessor*> blocked;
+  for (VirtualProcessor* vp : owned) {
+    if (!vp->finished_) blocked.push_back(vp);  // not a hull
+  }
   std::sort(blocked.begin(), blocked.end(),
             [](const VirtualProcessor* a, const VirtualProcessor* b) { return a->id() < b->id(); });
   std::vector<BlockedVp> report;
@@ -492,11 +556,15 @@ void Runtime::Impl::unwind(VirtualProcessor& vp) {
 }
 
 void Runtime::Impl::unwind_remaining() {
-  while (!live.empty()) {
-    VirtualProcessor* vp = live.back();
-    unlink(*vp);
+  // Live VPs and hulls alike: each is unwound, then destroyed.
+  while (!owned.empty()) {
+    VirtualProcessor* vp = owned.back();
+    owned.pop_back();
     unwind(*vp);
   }
+  live = 0;
+  hulls = nullptr;
+  hull_count = 0;
   for (CoreState& core : cores) {
     core.refill = false;
     if (core.spare != nullptr) unwind(*std::exchange(core.spare, nullptr));
@@ -527,7 +595,14 @@ Machine& Runtime::machine() noexcept { return impl_->machine; }
 
 RunStats Runtime::stats() const {
   impl_->lock.lock();
-  RunStats copy = impl_->stats;
+  RunStats copy;
+  for (const CoreState& core : impl_->cores) {
+    copy.vps_created += core.stats.vps_created;
+    copy.units_animated += core.stats.units_animated;
+    copy.requests_handled += core.stats.requests_handled;
+    copy.units_handed_over += core.stats.units_handed_over;
+    copy.vps_reused += core.stats.vps_reused;
+  }
   impl_->lock.unlock();
   return copy;
 }

@@ -35,30 +35,44 @@ void VirtualProcessor::become(VpId id, std::string name, CallSite created_at, Co
   home_core_ = home_core;
   fn_ = std::move(fn);
   end_request_.site = created_at_;
+  end_request_.error.clear();
+  // What a hull kept from the VP it animated before.
+  last_core_ = kAnyCore;
+  pending_ = nullptr;
+  finished_ = false;
+  error_ = nullptr;
+  language_slot = nullptr;
+  assigner_link = nullptr;
 }
 
 VirtualProcessor::VirtualProcessor(detail::VpHost* host, detail::StackPool* pool,
                                    std::size_t stack_size)
-    : host_(host), fiber_(std::make_unique<Fiber>()) {
+    : host_(host), fiber_(std::make_unique<Fiber>()), stack_size_(stack_size) {
   end_request_.kind = kEndVp;
   end_request_.requester = this;
   fiber_->context.fiber = ctx::fiber(
       std::allocator_arg, detail::GuardedStack(pool, stack_size, &fiber_->stack),
       [this](ctx::fiber&& from) {
         host_->arrived(fiber_->context, std::move(from));
-        if (!cancelled_) {
-          try {
-            fn_(*this);
-          } catch (const detail::VpExit&) {
-            // end_self: the stack is unwound, the VP ends normally
-          } catch (const detail::VpCancelled&) {
-            // the run stopped (deadlock or failure elsewhere): unwinding only
-          } catch (...) {
-            error_ = std::current_exception();
+        // One fiber animates one VP after another: a VP that ended is kept as a hull, which a
+        // later creation gives a new identity and function (retire), so that a short-lived VP
+        // costs neither a fiber, a stack nor an allocation.
+        do {
+          if (!cancelled_) {
+            try {
+              fn_(*this);
+            } catch (const detail::VpExit&) {
+              // end_self: the stack is unwound, the VP ends normally
+            } catch (const detail::VpCancelled&) {
+              // the run stopped (deadlock or failure elsewhere): unwinding only
+            } catch (...) {
+              error_ = std::current_exception();
+            }
           }
-        }
-        finished_ = true;
-        pending_ = nullptr;
+          fn_ = nullptr;  // the body's captures go here, on the VP's own stack
+          finished_ = true;
+          pending_ = nullptr;
+        } while (host_->retire(*this));
         return host_->finish(*this);
       });
   fiber_->context.stack_bottom = static_cast<const char*>(fiber_->stack.sp) - fiber_->stack.size;

@@ -20,8 +20,12 @@ class VpHost {
   // leave ends `vp`'s unit with its pending request and animates what comes next on its core;
   // it returns once `vp` runs again (possibly on another core).
   virtual void leave(VirtualProcessor& vp) = 0;
-  // finish is called when `vp`'s function has returned: it handles the end of the VP and
-  // returns the continuation to switch to; the VP is destroyed after the switch.
+  // retire is called when `vp`'s function has returned: it handles the end of the VP and, when
+  // the runtime keeps the VP as a hull for a later creation, parks it and returns true once a
+  // creation has given it a new function to run. false: the fiber is to end (finish).
+  virtual bool retire(VirtualProcessor& vp) = 0;
+  // finish ends `vp`'s fiber (its end already handled, or the run unwinding it): it returns the
+  // continuation to switch to; the VP is destroyed after the switch.
   virtual boost::context::fiber finish(VirtualProcessor& vp) = 0;
   // charge_work declares `ticks` of work for `vp`'s current unit to the machine.
   virtual void charge_work(VirtualProcessor& vp, std::uint64_t ticks) noexcept = 0;

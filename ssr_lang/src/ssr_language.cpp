@@ -51,10 +51,17 @@ std::atomic<std::uint64_t> SsrLanguage::runs_{0};
 SsrLanguage::~SsrLanguage() {
   // VPs unwound after a deadlock or failure never reach their end handler.
   for (VpState* vp_state : alive_) delete vp_state;
+  for (VpState* vp_state : retired_) delete vp_state;
 }
 
 void SsrLanguage::vp_created(VirtualProcessor& vp) {
-  auto* vp_state = new VpState{};
+  VpState* vp_state = nullptr;
+  if (!retired_.empty()) {
+    vp_state = retired_.back();
+    retired_.pop_back();
+  } else {
+    vp_state = new VpState{};
+  }
   vp_state->vp = &vp;
   vp.language_slot = vp_state;
   if (alive_.size() <= vp.id()) alive_.resize(std::max<std::size_t>(vp.id() + 1, alive_.size() * 2));
@@ -209,7 +216,15 @@ void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
   }
   alive_[ended.id()] = nullptr;
   ended.language_slot = nullptr;
-  delete vp_state;
+  if (retired_.size() < kRetiredKept) {
+    vp_state->vp = nullptr;
+    vp_state->from_to_wait = nullptr;
+    vp_state->waited_on_by.clear();
+    vp_state->inbox.clear();
+    retired_.push_back(vp_state);
+  } else {
+    delete vp_state;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -83,6 +83,11 @@ class SsrLanguage final : public proto::LanguagePlugin {
   // alive_[id] is the state of VP `id` while it lives, else nullptr. VP ids are dense (1, 2, ...),
   // so a table beats a hash map on the hot path (8 bytes per VP ever created).
   std::vector<VpState*> alive_;
+  // retired_ keeps the states of ended VPs for the next ones: a VP often ends on another core than
+  // the one that created it, and freeing there what that core allocated made both cores queue for
+  // the allocator's arena lock (futex waits) on every short-lived VP. Up to kRetiredKept are kept.
+  static constexpr std::size_t kRetiredKept = 4096;
+  std::vector<VpState*> retired_;
   std::unordered_map<const detail::MessageTypeBase*, Mailbox> channels_;  // send_of_type, by type
 };
 

@@ -30,6 +30,8 @@ struct RunStats {
   // units started by a core that waited for work, with the VP the assigner chose for it handed
   // over by the core that made the VP ready (real cores only; a woken core takes no lock then)
   std::uint64_t units_handed_over = 0;
+  // VPs created into the fiber and stack of a VP that had ended (a hull), not new ones
+  std::uint64_t vps_reused = 0;
 };
 
 // Runtime is the VMS-like proto-runtime: per-core scheduler loops, the runtime lock, VP

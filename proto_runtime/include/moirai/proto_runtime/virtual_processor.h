@@ -87,7 +87,7 @@ class VirtualProcessor {
   // A shell: the stack and the fiber without the VP's identity and code, made ahead of a
   // creation so that the creation itself, under the runtime lock, maps no stack.
   VirtualProcessor(detail::VpHost* host, detail::StackPool* pool, std::size_t stack_size);
-  // become gives a shell its identity and code.
+  // become gives a shell, or a hull (a VP that ended, its fiber kept), its identity and code.
   void become(VpId id, std::string name, CallSite created_at, CoreId home_core, VpFunction fn);
   detail::ExecContext& context() noexcept;
 
@@ -105,7 +105,9 @@ class VirtualProcessor {
   bool cancelled_ = false;
   std::exception_ptr error_;
   std::unique_ptr<Fiber> fiber_;
-  std::size_t live_index_ = 0;  // position in the runtime's list of live VPs
+  std::size_t owned_index_ = 0;  // position in the runtime's list of the VPs it owns
+  VirtualProcessor* next_hull_ = nullptr;  // the next in the runtime's list of hulls
+  std::size_t stack_size_ = 0;  // bytes asked for its stack
 };
 
 }  // namespace moirai::proto
