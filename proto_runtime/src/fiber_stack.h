@@ -5,6 +5,7 @@
 #include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
 #include <cstddef>
+#include <map>
 #include <mutex>
 #include <vector>
 
@@ -13,14 +14,24 @@
 namespace moirai::proto::detail {
 
 // StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
-// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) per VP, which
-// dominates creating and ending short-lived VPs. kKept is large enough for a creator that runs
-// ahead of the cores ending its VPs (hundreds alive at once); a kept stack costs address space
-// and only the few pages its VP touched. Stacks return from whichever core ran the VP's
-// last unit, outside the runtime lock, hence the mutex (uncontended in practice).
+// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) and its first page
+// faults per VP, which dominates creating and ending short-lived VPs. kKept is large enough for a
+// creator that runs ahead of the cores ending its VPs (hundreds alive at once); a kept stack
+// costs address space and only the few pages its VP touched. Stacks return from whichever core
+// ran the VP's last unit, outside the runtime lock, hence the mutex (uncontended in practice).
 class StackPool {
  public:
   explicit StackPool(std::size_t size) : size_(size) {}
+
+  // shared is the process's pool for stacks of `size` bytes: the runs of one process share it, so
+  // a program (or a test, or a benchmark) that runs more than once maps its stacks once, not per
+  // run. It lives as long as the process.
+  static StackPool& shared(std::size_t size) {
+    static std::mutex mutex;
+    static auto* pools = new std::map<std::size_t, StackPool>();  // never destroyed: runs may end late
+    std::lock_guard<std::mutex> hold(mutex);
+    return pools->try_emplace(size, size).first->second;
+  }
   ~StackPool() {
     for (boost::context::stack_context& stack : kept_) allocator().deallocate(stack);
   }

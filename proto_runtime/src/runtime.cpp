@@ -66,7 +66,7 @@ struct Runtime::Impl final : detail::VpHost {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
         observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
-        cores(m.core_count() + 1), stacks(c.default_stack_size) {
+        cores(m.core_count() + 1), stacks(detail::StackPool::shared(c.default_stack_size)) {
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
 
@@ -83,8 +83,7 @@ struct Runtime::Impl final : detail::VpHost {
   // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
   bool ran = false;
-  // Taken and given back outside the runtime lock, by any core.
-  alignas(64) detail::StackPool stacks;  // outlives every VP: ~Runtime unwinds them before Impl goes
+  detail::StackPool& stacks;  // the process's pool for the default size (taken and given back by any core)
 
   // Everything below is guarded by `lock`. The lock has a cache line to itself, since the cores
   // waiting for it read it in a loop: data on that line would be taken from the holder on every
