@@ -33,17 +33,15 @@ using detail::SanitizerFiber;
 namespace {
 
 // CoreState is what one core keeps; the alignment keeps cores off each other's cache lines.
-// Only the thread animating the core touches it, except `waiting` (under the runtime lock) and
-// `handed` (the one field another core writes).
+// Only the thread animating the core touches it, except `waiting` and `handed`, which the core
+// that makes work for this one writes: they have a line of their own, so that those writes do not
+// take the core's own fields (read at every step) from its cache.
 struct alignas(64) CoreState {
   ExecContext home;                       // the core thread's own stack: start, idle, stop
   ExecContext* switched_from = nullptr;   // the context that last switched on this core
   VirtualProcessor* ended = nullptr;      // a VP whose stack went away in that switch
   bool idle = false;
   bool started = false;                   // core_start was reported
-  // waiting: the core found nothing under the lock and has not been woken since, so the first
-  // VP made ready for it must wake it (and a core that is busy is not disturbed).
-  bool waiting = false;
   // spare is a VP shell (a stack of the default size and its fiber) made outside the lock for
   // the next creation that a handler on this core makes: mapping a stack takes system calls,
   // which would otherwise hold the lock that every other core needs. refill: this core creates.
@@ -55,6 +53,10 @@ struct alignas(64) CoreState {
   // after_end is where the fiber of a VP that ended on this core, and was not kept as a hull,
   // goes when it ends (finish): the next VP's context or the core's own.
   ExecContext* after_end = nullptr;
+
+  // waiting: the core found nothing under the lock and has not been woken since, so the first
+  // VP made ready for it must wake it (and a core that is busy is not disturbed). Under the lock.
+  alignas(64) bool waiting = false;
   // handed is the VP the assigner chose for this core while it waited, chosen by the core that
   // made the VP ready; the woken core animates it without taking the lock again.
   std::atomic<VirtualProcessor*> handed{nullptr};
