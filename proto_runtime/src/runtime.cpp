@@ -6,6 +6,7 @@
 #include <new>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -162,13 +163,30 @@ struct Runtime::Impl final : detail::VpHost {
 // Switching
 // ---------------------------------------------------------------------------------------------
 
+namespace {
+
+// wait_parked returns once `to` holds its continuation. A VP made ready by its own handler, or a
+// hull that a creation reused, may be taken by another core before the core that suspends it has
+// stored it: that core may still be making a wake-up call or a spare shell. After a while the
+// waiter yields, as the lock's waiters do, so that on an over-subscribed machine it does not
+// spin away the time slice the other thread needs.
+void wait_parked(ExecContext& to) noexcept {
+  for (unsigned spins = 0; !to.parked.load(std::memory_order_acquire); ++spins) {
+    if (spins < 4096) {
+      MOIRAI_CPU_RELAX();
+    } else {
+      std::this_thread::yield();
+    }
+  }
+  to.parked.store(false, std::memory_order_relaxed);
+}
+
+}  // namespace
+
 // switch_to leaves `from` for `to` on `core` and returns when `from` runs again (maybe on
 // another core).
 void Runtime::Impl::switch_to(CoreId core, ExecContext& from, ExecContext& to) {
-  // A VP made ready by its own handler may be taken by another core's assigner before its
-  // continuation is stored; it must not be resumed before that.
-  while (!to.parked.load(std::memory_order_acquire)) MOIRAI_CPU_RELAX();
-  to.parked.store(false, std::memory_order_relaxed);
+  wait_parked(to);
   to.core = core;
   cores[core].switched_from = &from;
   SanitizerFiber::before_switch(from, to, /*from_ends=*/false);
@@ -378,8 +396,7 @@ ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
     core = vp.last_core_;
     to = std::exchange(cores[core].after_end, nullptr);
   }
-  while (!to->parked.load(std::memory_order_acquire)) MOIRAI_CPU_RELAX();
-  to->parked.store(false, std::memory_order_relaxed);
+  wait_parked(*to);
   to->core = core;
   cores[core].switched_from = &self;
   cores[core].ended = &vp;
@@ -459,6 +476,7 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
     vp = std::exchange(here.spare, nullptr);
     vp->become(id, std::move(name), site, options.core, std::move(fn));
     adopt(*vp);
+    here.refill = direct;  // this core creates: make its next shell after the lock
   } else {
     try {
       vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
@@ -467,8 +485,8 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
       throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
     }
     adopt(*vp);
+    here.refill = direct;
   }
-  here.refill = direct;
   ++next_vp;
   vp->unit_ = next_unit++;  // the meta-unit of its first unit exists from now on
   ++live;
