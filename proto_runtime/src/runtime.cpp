@@ -134,6 +134,8 @@ struct Runtime::Impl final : detail::VpHost {
   [[gnu::always_inline]] VirtualProcessor* take(CoreId core, CoreId by);
   VirtualProcessor* assign(CoreId core);
   [[gnu::always_inline]] VirtualProcessor* next_after_unit(CoreId core);
+  [[gnu::always_inline]] VirtualProcessor* end_unit(CoreId core, VirtualProcessor& vp, ConstructKind kind,
+                                                    const CallSite& site);
   void hand_over(CoreId core);
   void begin_unit(CoreId core, VirtualProcessor& vp);
   void switch_to(CoreId core, ExecContext& from, ExecContext& to);
@@ -170,7 +172,7 @@ namespace {
 // stored it: that core may still be making a wake-up call or a spare shell. After a while the
 // waiter yields, as the lock's waiters do, so that on an over-subscribed machine it does not
 // spin away the time slice the other thread needs.
-void wait_parked(ExecContext& to) noexcept {
+[[gnu::noinline]] void spin_until_parked(ExecContext& to) noexcept {
   for (unsigned spins = 0; !to.parked.load(std::memory_order_acquire); ++spins) {
     if (spins < 4096) {
       MOIRAI_CPU_RELAX();
@@ -178,6 +180,11 @@ void wait_parked(ExecContext& to) noexcept {
       std::this_thread::yield();
     }
   }
+}
+
+// Nearly always parked already: the wait stays out of the switch's path.
+inline void wait_parked(ExecContext& to) noexcept {
+  if (!to.parked.load(std::memory_order_acquire)) [[unlikely]] spin_until_parked(to);
   to.parked.store(false, std::memory_order_relaxed);
 }
 
@@ -324,14 +331,23 @@ CoreScheduler::Step Runtime::step(CoreId core) {
   return here.idle ? Step::idle : Step::animated;
 }
 
-// leave runs on `vp`'s stack: the unit ended with a construct call.
-void Runtime::Impl::leave(VirtualProcessor& vp) {
-  const CoreId core = vp.last_core_;
-  if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), vp.pending_->kind, vp.pending_->site);
+// end_unit ends `vp`'s unit on `core` with the construct `kind` called at `site`: it takes the
+// lock, handles the request, hands work to waiting cores and returns what the core animates next
+// (nullptr: its own stack), with the lock still held.
+inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& vp, ConstructKind kind,
+                                                 const CallSite& site) {
+  if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), kind, site);
   acquire(core);
   finish_unit(core, vp);
   VirtualProcessor* next = next_after_unit(core);
   if (direct && !cores[core].to_wake.empty()) hand_over(core);
+  return next;
+}
+
+// leave runs on `vp`'s stack: the unit ended with a construct call.
+void Runtime::Impl::leave(VirtualProcessor& vp) {
+  const CoreId core = vp.last_core_;
+  VirtualProcessor* next = end_unit(core, vp, vp.pending_->kind, vp.pending_->site);
   lock.unlock();
   after_unlock(core);
   if (next == &vp) {  // freed by its own construct and first in line: no switch at all
@@ -351,11 +367,7 @@ void Runtime::Impl::leave(VirtualProcessor& vp) {
 bool Runtime::Impl::retire(VirtualProcessor& vp) {
   if (vp.cancelled_) return false;  // unwound after a stop: finish goes back to the unwinder
   const CoreId core = vp.last_core_;
-  if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), kEndVp, vp.end_request_.site);
-  acquire(core);
-  finish_unit(core, vp);
-  VirtualProcessor* next = next_after_unit(core);
-  if (direct && !cores[core].to_wake.empty()) hand_over(core);
+  VirtualProcessor* next = end_unit(core, vp, kEndVp, vp.end_request_.site);
   const bool keep = !stopping && vp.stack_size_ == stacks.size() && hull_count < kHullsKept;
   if (keep) {
     vp.next_hull_ = hulls;
