@@ -217,7 +217,11 @@ void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
   alive_[ended.id()] = nullptr;
   ended.language_slot = nullptr;
   if (retired_.size() < kRetiredKept) {
-    *vp_state = VpState{};
+    // Cleared field by field: assigning a fresh VpState costs a new hash table.
+    vp_state->vp = nullptr;
+    vp_state->from_to_wait = nullptr;
+    vp_state->waited_on_by.clear();
+    vp_state->inbox.clear();
     retired_.push_back(vp_state);
   } else {
     delete vp_state;
