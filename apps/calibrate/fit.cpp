@@ -9,6 +9,7 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <stdexcept>
 #include <string_view>
@@ -50,6 +51,9 @@ struct RunFacts {
   // From the lock taken to the handler's end, after the core waited for the lock: the holder
   // that released it has just written the lines this hold reads.
   std::map<std::string, std::vector<double>> after_wait;
+  // From the release by the core that held the lock last to the acquisition by a core that
+  // waited for it: the waiter sees the release only when the lock's line reaches it.
+  std::vector<double> handover;
   std::map<std::string, std::vector<double>> communication;  // by the construct that ended the unit
   std::vector<double> decision;
   std::vector<double> empty_units;  // the work of units that declared none: the switch and the VP's side of a construct
@@ -338,20 +342,37 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
   for (const trace::Unit& u : t.units) by_handler.push_back(&u);
   std::sort(by_handler.begin(), by_handler.end(),
             [](const trace::Unit* a, const trace::Unit* b) { return a->record.handler < b->record.handler; });
-  std::map<std::uint64_t, std::uint32_t> last_holder;
-  for (std::size_t i = 1; i < by_handler.size(); ++i) last_holder[by_handler[i]->record.unit] = by_handler[i - 1]->core;
+  std::map<std::uint64_t, const trace::Unit*> last_holder;
+  for (std::size_t i = 1; i < by_handler.size(); ++i) last_holder[by_handler[i]->record.unit] = by_handler[i - 1];
   std::vector<std::vector<const trace::Span*>> idle(t.core_count);
   for (const trace::Span& s : t.idle) idle[s.core].push_back(&s);
   for (auto& list : idle) {
     std::sort(list.begin(), list.end(), [](const trace::Span* a, const trace::Span* b) { return a->end < b->end; });
   }
+  // A hold ends when its core has unlocked: the first unit begin or idle begin on that core after
+  // the handler (each is recorded just after the unlock).
+  std::vector<std::vector<std::uint64_t>> after_unlock(t.core_count);
+  for (const trace::Unit& u : t.units) after_unlock[u.core].push_back(u.record.begin);
+  for (const trace::Span& s : t.idle) after_unlock[s.core].push_back(s.begin);
+  for (auto& list : after_unlock) std::sort(list.begin(), list.end());
+  const auto released_at = [&](const trace::Unit& holder) -> std::optional<std::uint64_t> {
+    const auto& list = after_unlock[holder.core];
+    const auto it = std::lower_bound(list.begin(), list.end(), holder.record.handler_end);
+    if (it == list.end()) return std::nullopt;
+    return *it;
+  };
   for (const trace::Unit& u : t.units) {
     const trace::UnitRecord& r = u.record;
-    const bool from_other = last_holder.count(r.unit) != 0 && last_holder[r.unit] != u.core;
+    const auto holder = last_holder.find(r.unit);
+    const bool from_other = holder != last_holder.end() && holder->second->core != u.core;
     (from_other ? facts.handed : facts.handlers)[t.construct_name(r.ended_by)].push_back(
         static_cast<double>(r.handler_end - r.handler) * ns_per_tick);
     if (r.locked > r.end) {
       facts.after_wait[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler_end - r.locked) * ns_per_tick);
+      const auto released = from_other ? released_at(*holder->second) : std::nullopt;
+      if (released && *released <= r.locked && *released >= r.end) {
+        facts.handover.push_back(static_cast<double>(r.locked - *released) * ns_per_tick);
+      }
     }
     if (r.locked == r.end) {
       facts.communication[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler - r.end) * ns_per_tick);
@@ -510,6 +531,7 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
 
   // The runtime's steps, pooled over the runs.
   std::map<std::string, std::vector<double>> handlers, handed, after_wait;
+  std::vector<double> handover;
   std::map<std::string, std::vector<double>> communication;
   std::vector<double> decision, wake, wake_parked, empty_units;
   for (const RunFacts& run : runs) {
@@ -519,6 +541,7 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
     for (const auto& [name, samples] : run.after_wait) {
       after_wait[name].insert(after_wait[name].end(), samples.begin(), samples.end());
     }
+    handover.insert(handover.end(), run.handover.begin(), run.handover.end());
     for (const auto& [name, samples] : run.communication) {
       communication[name].insert(communication[name].end(), samples.begin(), samples.end());
     }
@@ -565,7 +588,13 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
     contended_extra += (typical(samples) - expected) * static_cast<double>(samples.size());
     contended_weight += static_cast<double>(samples.size());
   }
-  model.lock_contended = contended_weight > 0 ? ticks(contended_extra / contended_weight) : 0;
+  // The wait's own end comes after the release, by the time the lock's line takes to reach the
+  // waiter: on real cores nobody holds the lock then, yet nobody else gets it either.
+  const double handover_ns = median(handover);
+  model.lock_contended =
+      contended_weight > 0 || !handover.empty()
+          ? ticks((contended_weight > 0 ? contended_extra / contended_weight : 0) + handover_ns)
+          : 0;
   // A construct the traces never showed costs what a handler typically does.
   std::vector<double> every_handler;
   for (const auto* by_name : {&handlers, &handed}) {
@@ -603,7 +632,7 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   }
   log << "fit: switch " << model.switch_ticks << " (" << empty_units.size() << " units that declared no work), lock hand-off "
       << model.lock_handoff << " (" << static_cast<std::uint64_t>(weight) << " handlers after another core's), contended "
-      << model.lock_contended << " (" << static_cast<std::uint64_t>(contended_weight) << " holds after a wait), communication "
+      << model.lock_contended << " (" << static_cast<std::uint64_t>(contended_weight) << " holds after a wait, " << handover.size() << " hand-overs of " << std::llround(handover_ns) << " ns), communication "
       << model.communication << ", assigner " << model.assigner << ", wake "
       << model.wake << " (" << wake.size() << " wake-ups of a spinning core), " << model.wake_parked << " ("
       << wake_parked.size() << " of a parked one), create_vp handler "

@@ -30,14 +30,15 @@ std::size_t piece_rows(std::size_t piece, std::size_t size, std::size_t pieces) 
 // WorkScale is the work each unit declares (ctx.charge_work), for exact runs on a simulated
 // machine with declared work: cycles of the 1 GHz default virtual clock. The defaults are
 // nanoseconds on the 2-core development VM, fitted from its real runs by
-// bench/fit_default_model.sh (docs/cost-model.md), whose vCPUs change speed from minute to minute.
+// bench/fit_default_model.sh (docs/cost-model.md). Refitted 2026-11-26 on the Intel Xeon the VM
+// now runs on (the AMD EPYC it was first fitted on did half the multiply-adds per ns).
 struct WorkScale {
-  // The multiply kernel did 1.7 to 3.3 multiply-adds per ns, 2.5 in the middle.
-  std::uint64_t multiply_adds_per_kilocycle = 2500;
-  // The copy-transpose misses the cache on every write: 9.6-13.4 ns per entry at size 1920.
-  std::uint64_t transpose_cycles_per_entry = 11;
+  // The multiply kernel did 5.1 multiply-adds per ns (2.5 on the EPYC, from 1.7 to 3.3).
+  std::uint64_t multiply_adds_per_kilocycle = 5150;
+  // The copy-transpose misses the cache on every write: 10 ns per entry at size 1920.
+  std::uint64_t transpose_cycles_per_entry = 10;
   // The divider's work per worker it creates (the closure, the name, the return to the VP).
-  std::uint64_t create_cycles = 2000;
+  std::uint64_t create_cycles = 1600;
   // The results VP sums about an entry per ns.
   std::uint64_t accumulate_entries_per_cycle = 1;
 };

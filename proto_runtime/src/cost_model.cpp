@@ -40,15 +40,16 @@ double parse_factor(std::string_view key, std::string_view value, bool positive,
 }  // namespace
 
 CostModel CostModel::default_model() {
-  // Fitted by `moirai-calibrate --fit` from real runs on the 2-core development VM (AMD EPYC,
-  // TSC at 2445 MHz): matmul and the report's scenario suite, 9 runs each over half an hour, as
-  // bench/fit_default_model.sh records them (docs/cost-model.md). Ticks of a 1 GHz virtual
-  // clock, i.e. nanoseconds; each step's mean without its slowest 1 %. A language adds its own
-  // handlers' costs (ssr::cost_model for SSR); `handler` is a handler's typical cost, for
-  // constructs with no line of their own. A declared cycle is a nanosecond of this VM's work.
-  // lock_contended is the same script's later fit (2026-11-25), taken alone.
-  return CostModel{.clock_hz = 1e9, .switch_ticks = 60, .communication = 240, .communications = {}, .lock = 1,
-                   .lock_handoff = 58, .lock_contended = 49, .assigner = 97, .wake = 316, .wake_parked = 42743,
+  // Fitted by `moirai-calibrate --fit` from real runs on the 2-core development VM (Intel Xeon,
+  // KVM guest, 2.6 GHz; refitted 2026-11-26 when the VM moved off the AMD EPYC it was first fitted
+  // on, and the runtime kept ended VPs as hulls): matmul, producer_consumer and the report's
+  // scenario suite, 9 runs each, as bench/fit_default_model.sh records them (docs/cost-model.md).
+  // Ticks of a 1 GHz virtual clock, i.e. nanoseconds; each step's mean without its slowest 1 %.
+  // A language adds its own handlers' costs (ssr::cost_model for SSR); `handler` is a handler's
+  // typical cost, for constructs with no line of their own. A declared cycle is a nanosecond of
+  // this VM's work.
+  return CostModel{.clock_hz = 1e9, .switch_ticks = 24, .communication = 150, .communications = {}, .lock = 1,
+                   .lock_handoff = 96, .lock_contended = 223, .assigner = 101, .wake = 448, .wake_parked = 48211,
                    .idle_spin = RealMachine::kIdleSpinNs, .handler = 327, .handlers = {}, .work = {}};
 }
 

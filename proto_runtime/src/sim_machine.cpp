@@ -147,6 +147,10 @@ struct VirtualCore {
   std::uint64_t charged = 0;         // declared work of the running unit
   std::uint64_t host_begin = 0;      // host ns when the running unit started (measured work)
   bool in_unit = false;
+  // Its hold of the runtime lock goes on from a handler into the assignment that follows: on
+  // real cores end_unit handles the request and picks the next VP in one hold, while the runtime
+  // comes back to this machine between the two (returns_after_each_unit) and asks again.
+  bool holds_lock = false;
   State state = State::runnable;
   std::uint64_t ticket = 0;          // only the queue entry with this ticket is live
   double speed = 1.0;                // its work lasts this many times the model's (core_spread)
@@ -245,6 +249,9 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   // The runtime lock
   void acquire(CoreId core);
   void release(CoreId core) {
+    // An assignment within a held-through hold may end, in this machine's order of events,
+    // after another core already took the lock at the hold's end: the lock is that core's.
+    if (cores[core].clock < lock_free_at) return;
     lock_free_at = cores[core].clock;
     lock_holder = core;
   }
@@ -355,7 +362,11 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void handler_exit(CoreId core, ConstructKind kind, UnitId unit) override {
     cores[core].clock += kind < handler_costs.size() ? handler_costs[kind] : config.costs.handler;
     if (user) user->handler_exit(core, kind, unit);
+    // The lock stays taken through the assignment that comes next on this core: a core that
+    // asks in between waits for its end, and this core does not ask again.
     release(core);
+    lock_free_at += config.costs.assigner;
+    cores[core].holds_lock = true;
   }
   void assigner_enter(CoreId core) override {
     acquire(core);
@@ -376,6 +387,10 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
 // (in virtual time) waits until the release, and the wait is reported as on real cores.
 void SimMachine::Impl::acquire(CoreId core) {
   VirtualCore& c = cores[core];
+  if (c.holds_lock) {
+    c.holds_lock = false;
+    return;
+  }
   std::uint64_t extra = lock_holder != core ? config.costs.lock_handoff : 0;
   if (lock_free_at > c.clock) {
     if (user) user->lock_wait_begin(core);
@@ -488,7 +503,7 @@ void SimMachine::Impl::core_body(CoreId core) {
         to_main(self);
         continue;
       }
-      // The next step takes the lock again: in virtual-time order with the other cores.
+      // The next step assigns the core's next VP: in virtual-time order with the other cores.
       reschedule(core, self.clock);
     }
   } catch (...) {
