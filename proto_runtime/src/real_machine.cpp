@@ -115,6 +115,17 @@ void RealMachine::notify_work(CoreId core) {
   }
 }
 
+void RealMachine::notify_handed(CoreId core) {
+  Parking& parking = impl_->parking[core];
+  // The VP was handed before this fence. A core that announces its sleep after the fence sees
+  // it in its last look (core_loop); one that announced it before is seen here and woken.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (parking.sleeping.load(std::memory_order_seq_cst)) {
+    parking.epoch.fetch_add(1, std::memory_order_seq_cst);
+    parking.epoch.notify_one();
+  }
+}
+
 void RealMachine::Impl::pin(CoreId core) {
   if (hwloc_set_cpubind(topology.handle, pus[core]->cpuset, HWLOC_CPUBIND_THREAD) != 0) {
     // Not fatal (a container may forbid binding), but the user must know the run is unpinned.
@@ -131,19 +142,21 @@ void RealMachine::Impl::core_loop(CoreScheduler& scheduler, CoreId core) {
     const CoreScheduler::Step step = scheduler.step(core);
     if (step == CoreScheduler::Step::finished) return;
     if (step == CoreScheduler::Step::animated) continue;
-    // Idle: spin on the wake-up word a little, then sleep on it.
+    // Idle: spin on the wake-up word and on the runtime's hand-over a little, then sleep on
+    // the word.
     const auto spin_until = std::chrono::steady_clock::now() + kIdleSpin;
     bool woken = false;
     while (!woken) {
       for (int i = 0; i < 64 && !woken; ++i) {
         MOIRAI_CPU_RELAX();
-        woken = word.epoch.load(std::memory_order_relaxed) != seen;
+        woken = word.epoch.load(std::memory_order_relaxed) != seen || scheduler.handed_work(core);
       }
       if (std::chrono::steady_clock::now() >= spin_until) break;
     }
     if (woken) continue;
     word.sleeping.store(true, std::memory_order_seq_cst);
-    if (word.epoch.load(std::memory_order_seq_cst) == seen) {
+    std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with notify_handed's
+    if (word.epoch.load(std::memory_order_seq_cst) == seen && !scheduler.handed_work(core)) {
       word.epoch.wait(seen, std::memory_order_seq_cst);
     }
     word.sleeping.store(false, std::memory_order_relaxed);

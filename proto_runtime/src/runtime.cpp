@@ -49,6 +49,7 @@ struct alignas(64) CoreState {
   VirtualProcessor* spare = nullptr;
   bool refill = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
+  std::vector<CoreId> handed_to;          // those of them handed a VP (Machine::notify_handed)
   // stats counts what this core did (under the lock): per core, so that no line moves for them.
   RunStats stats;
   // after_end is where the fiber of a VP that ended on this core, and was not kept as a hull,
@@ -147,7 +148,7 @@ struct Runtime::Impl final : detail::VpHost {
   void stop_on_deadlock();
   // wake_after_unlock sends the wake-ups collected under the lock (rare: only for other cores).
   void wake_after_unlock(CoreId core) {
-    if (!cores[core].to_wake.empty()) wake_others(core);
+    if (!cores[core].to_wake.empty() || !cores[core].handed_to.empty()) wake_others(core);
   }
   void wake_others(CoreId core);
   // after_unlock is what a core does once it released the lock after a unit: wake the cores it
@@ -266,15 +267,23 @@ inline VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
 // chooses for it now, under the lock, so that the woken core starts it without contending for
 // the lock with the core that woke it (one cache-line round trip fewer per wake-up).
 void Runtime::Impl::hand_over(CoreId core) {
-  for (CoreId target : cores[core].to_wake) {
+  std::vector<CoreId>& wake = cores[core].to_wake;
+  std::erase_if(wake, [&](CoreId target) {
     if (target == kAnyCore || cores[target].handed.load(std::memory_order_relaxed) != nullptr) {
-      continue;
+      return false;
     }
     VirtualProcessor* vp = take(target, core);
-    if (vp == nullptr) continue;
+    if (vp == nullptr) return false;
     ++cores[core].stats.units_handed_over;
     cores[target].handed.store(vp, std::memory_order_release);
-  }
+    cores[core].handed_to.push_back(target);
+    return true;
+  });
+}
+
+// A core that was handed a VP is idle until it takes it: its idle loop may poll for it.
+bool Runtime::handed_work(CoreId core) const noexcept {
+  return impl_->cores[core].handed.load(std::memory_order_seq_cst) != nullptr;
 }
 
 void Runtime::Impl::begin_unit(CoreId core, VirtualProcessor& vp) {
@@ -534,6 +543,8 @@ void Runtime::Impl::wake_others(CoreId core) {
     for (CoreId target : wake) machine.notify_work(target);
   }
   wake.clear();
+  for (CoreId target : cores[core].handed_to) machine.notify_handed(target);
+  cores[core].handed_to.clear();
 }
 
 void Runtime::Impl::adopt(VirtualProcessor& vp) {

@@ -20,6 +20,9 @@ class CoreScheduler {
   // to each other until none is left for it (or, if the machine returns after each unit, for one
   // unit). Returns idle when the core has nothing to animate, finished when the run is over.
   virtual Step step(CoreId core) = 0;
+  // handed_work tells, without the lock, whether a VP was handed to the idle `core` to animate
+  // next: an idle loop that polls it needs no other signal for that VP while it spins.
+  virtual bool handed_work(CoreId /*core*/) const noexcept { return false; }
 };
 
 // Machine runs the scheduler loop of each core and wakes idle cores when work arrives.
@@ -32,6 +35,10 @@ class Machine {
   virtual void drive(CoreScheduler& scheduler) = 0;
   // notify_work tells an idle `core` (kAnyCore: every core) that it may have work.
   virtual void notify_work(CoreId core) = 0;
+  // notify_handed tells an idle `core` that a VP was handed to it (CoreScheduler::handed_work
+  // says so until the core takes it). A machine whose idle loop polls handed_work wakes the
+  // core only if it sleeps, so that a spinning core's wake-up word does not move between caches.
+  virtual void notify_handed(CoreId core) { notify_work(core); }
   // describe_core names a core in the machine's terms, for messages.
   virtual std::string describe_core(CoreId core) const = 0;
   // returns_after_each_unit asks the runtime to come back to the machine after every unit

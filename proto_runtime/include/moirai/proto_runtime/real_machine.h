@@ -27,6 +27,7 @@ class RealMachine final : public Machine {
   std::size_t core_count() const override;
   void drive(CoreScheduler& scheduler) override;
   void notify_work(CoreId core) override;
+  void notify_handed(CoreId core) override;
   std::string describe_core(CoreId core) const override;
 
   // available_cores is the number of processing units hwloc sees on this machine.

@@ -58,6 +58,7 @@ class Runtime final : private CoreScheduler {
   friend class RuntimeServices;
   struct Impl;
   Step step(CoreId core) override;
+  bool handed_work(CoreId core) const noexcept override;
   std::unique_ptr<Impl> impl_;
 };
 
