@@ -61,7 +61,11 @@ class Handing final : public proto::CoreScheduler {
 };
 
 TEST(RealMachineWake, AHandedVpReachesACoreThatSpinsParksOrIsParking) {
-  if (proto::RealMachine::available_cores() < 2) GTEST_SKIP() << "needs 2 processing units";
+  // A hand-over goes from one core to another: one processing unit cannot show it.
+  if (proto::RealMachine::available_cores() < 2) {
+    GTEST_SKIP() << "this machine has " << proto::RealMachine::available_cores()
+                 << " processing unit; handing a VP to another core needs 2";
+  }
   proto::RealMachine machine(2);
   constexpr std::size_t kRounds = 400;
   Handing scheduler(machine, kRounds);

@@ -591,10 +591,7 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   // The wait's own end comes after the release, by the time the lock's line takes to reach the
   // waiter: on real cores nobody holds the lock then, yet nobody else gets it either.
   const double handover_ns = median(handover);
-  model.lock_contended =
-      contended_weight > 0 || !handover.empty()
-          ? ticks((contended_weight > 0 ? contended_extra / contended_weight : 0) + handover_ns)
-          : 0;
+  model.lock_contended = ticks((contended_weight > 0 ? contended_extra / contended_weight : 0) + handover_ns);
   // A construct the traces never showed costs what a handler typically does.
   std::vector<double> every_handler;
   for (const auto* by_name : {&handlers, &handed}) {
