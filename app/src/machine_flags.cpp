@@ -49,7 +49,7 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
   const std::string default_work = declares_work ? "declared" : "measured";
   s.work = default_work;
   s.factor_text = "1";
-  flags.integer("cores", s.cores_given, 1, kMaxCores, "real cores to run on",
+  flags.integer("cores", s.cores_given, 1, kMaxCores, "real cores to run on (with --machine sim:N: N, or leave it out)",
                 "all (" + std::to_string(real) + ")");
   flags.text("machine", s.spec, "MACHINE",
              "real (this machine's cores) or a simulated machine sim:N or sim:SxC (S sockets of "
@@ -87,10 +87,12 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
     } catch (const proto::ConfigError& error) {
       throw FlagError(std::string("--machine: ") + error.what() + " (or 'real')");
     }
-    if (s.cores_given != 0) {
+    // --cores may repeat the simulated machine's size (scripts that run one command on real
+    // and simulated cores give both), not contradict it.
+    if (s.cores_given != 0 && s.cores_given != config.topology.cores()) {
       throw FlagError("--cores " + std::to_string(s.cores_given) + ": the simulated machine " +
                       s.spec + " has " + std::to_string(config.topology.cores()) +
-                      " cores; give one of --cores and --machine");
+                      " cores; leave --cores out or give --cores " + std::to_string(config.topology.cores()));
     }
     if (s.work == "declared") {
       config.work = proto::SimWork::declared;
