@@ -72,7 +72,7 @@ export MB_REVISION="$revision" MB_JSON="$json" MB_NPROC="$(nproc)" MB_CPU="$cpu_
 export MB_REPS="$repetitions" MB_KERNEL="$(uname -r)" MB_INVOKED="$invoked"
 python3 - "$binary" "--benchmark_repetitions=$repetitions" "--benchmark_display_aggregates_only=true" \
   "--benchmark_out=$json" "--benchmark_out_format=json" ${extra[@]+"${extra[@]}"} <<'PY'
-import json, os, resource, subprocess, sys, time
+import json, os, re, resource, subprocess, sys, time
 
 command = sys.argv[1:]
 env = os.environ
@@ -106,8 +106,9 @@ with open(env["MB_JSON"]) as f:
 def plain_name(name):
     for suffix in ("/manual_time", "/real_time"):
         if name.endswith(suffix):
-            return name[: -len(suffix)]
-    return name
+            name = name[: -len(suffix)]
+            break
+    return re.sub(r"/iterations:[0-9]+$", "", name)
 
 # Median, mean and standard deviation of the ns_per_op counter per benchmark; and, per
 # repetition of the cross-core row, its ratio to the atomic anchor run right before it.
@@ -134,6 +135,8 @@ rows = [
     ("BM_SsrCreateEnd/same_core", "SSR create_vp + end of a child that returns at once, all on core 0 (stacks mapped by an untimed run before)"),
     ("BM_SsrCreateEnd/any_core", "SSR create_vp + end, children placed by the assigner (2 cores; stacks mapped before)"),
     ("BM_SsrCreateEnd/other_core", "SSR create_vp + end, creator on core 0, every child pinned to core 1 (stacks mapped before)"),
+    ("BM_SsrCreateWake/spinning", "SSR create_vp of a child pinned to core 1, timed in the creator, core 1 idle (spinning) for 10 us before"),
+    ("BM_SsrCreateWake/parked", "the same, core 1 idle for 200 us before (parked): the creator's kernel call that wakes it"),
     ("BM_RawFiberCreateEnd/fresh_guarded", "raw Boost.Context fiber create + run + end, new 256 KiB guard-paged stack each time (a VP without the stack pool)"),
     ("BM_RawFiberCreateEnd/reused_guarded", "raw Boost.Context fiber create + run + end, one 256 KiB guard-paged stack reused (a VP with it)"),
     ("BM_SsrRunStartup", "one whole ssr::run of an empty seed, 2 cores (excluded from every other SSR row)"),

@@ -9,6 +9,7 @@
 #include <benchmark/benchmark.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 
@@ -132,6 +133,23 @@ BENCHMARK_CAPTURE(BM_SsrPingPong, same_core, Placement::same_core)->UseManualTim
 BENCHMARK_CAPTURE(BM_SsrPingPong, one_core_run, Placement::one_core_run)->UseManualTime();
 BENCHMARK_CAPTURE(BM_SsrPingPong, two_cores, Placement::two_cores)->UseManualTime();
 
+// creator_run is the run of the creation benchmarks: `cores` cores, the seed "creator" on core 0.
+ssr::RunOptions creator_run(std::size_t cores) {
+  ssr::RunOptions options;
+  options.cores = cores;
+  options.seed_name = "creator";
+  options.seed_core = 0;
+  return options;
+}
+
+// child_on is how the creation benchmarks create a child: named "child", on `core`.
+ssr::CreateOptions child_on(moirai::CoreId core) {
+  ssr::CreateOptions options;
+  options.name = "child";
+  options.core = core;
+  return options;
+}
+
 // create_end_batch runs one SSR program whose seed creates `children` VPs that return at once.
 // The interval runs from just before the first create_vp to the moment the last child to
 // finish its body does so: it covers every create_vp construct, every child's first unit and
@@ -143,17 +161,11 @@ Batch create_end_batch(Placement placement, std::uint64_t children) {
     Clock::time_point start;
     Clock::time_point end;
   } timing;
-  ssr::RunOptions options;
-  options.cores = run_cores(placement);
-  options.seed_name = "creator";
-  options.seed_core = 0;
   const moirai::proto::RunStats stats = ssr::run(
       [&timing, placement, children](ssr::Context& ctx) {
-        ssr::CreateOptions child_options;
-        child_options.name = "child";
-        child_options.core = placement == Placement::any_core     ? moirai::kAnyCore
-                             : placement == Placement::other_core ? 1
-                                                                  : 0;
+        const ssr::CreateOptions child_options = child_on(placement == Placement::any_core     ? moirai::kAnyCore
+                                                          : placement == Placement::other_core ? 1
+                                                                                               : 0);
         timing.start = Clock::now();
         for (std::uint64_t i = 0; i < children; ++i) {
           ctx.create_vp(
@@ -165,7 +177,7 @@ Batch create_end_batch(Placement placement, std::uint64_t children) {
               child_options);
         }
       },
-      options);
+      creator_run(run_cores(placement)));
   return {seconds_between(timing.start, timing.end), stats};
 }
 
@@ -190,6 +202,59 @@ void BM_SsrCreateEnd(benchmark::State& state, Placement placement) {
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, same_core, Placement::same_core)->UseManualTime();
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, any_core, Placement::any_core)->UseManualTime();
 BENCHMARK_CAPTURE(BM_SsrCreateEnd, other_core, Placement::other_core)->UseManualTime();
+
+// create_wake_batch runs one SSR program whose seed, on core 0, creates `children` VPs pinned to
+// core 1 one at a time, each after core 1 has been idle for `idle` since the previous child ran:
+// 10 us keeps it spinning, 200 us is past RealMachine::kIdleSpinNs, so it has parked. The
+// interval is the creator's create_vp calls only: the handler, the hand-over, and the wake-up call
+// that the creating core makes after the unlock (a kernel call when core 1 has parked), which the
+// recording shows as the creator's next decision.
+Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children) {
+  double seconds = 0.0;
+  const moirai::proto::RunStats stats = ssr::run(
+      [&seconds, idle, children](ssr::Context& ctx) {
+        const ssr::CreateOptions child_options = child_on(1);
+        std::atomic<std::int64_t> ran_at{0};  // when the last child ran, in Clock ticks; 0: not yet
+        for (std::uint64_t i = 0; i < children; ++i) {
+          if (i > 0) {
+            std::int64_t at = 0;
+            while ((at = ran_at.load(std::memory_order_acquire)) == 0) {
+            }
+            while (Clock::now().time_since_epoch().count() - at <
+                   std::chrono::duration_cast<Clock::duration>(idle).count()) {
+            }
+          }
+          ran_at.store(0, std::memory_order_relaxed);
+          const Clock::time_point start = Clock::now();
+          ctx.create_vp(
+              [&ran_at](ssr::Context&) {
+                ran_at.store(Clock::now().time_since_epoch().count(), std::memory_order_release);
+              },
+              child_options);
+          seconds += seconds_between(start, Clock::now());
+        }
+        while (ran_at.load(std::memory_order_acquire) == 0) {
+        }
+      },
+      creator_run(2));
+  return {seconds, stats};
+}
+
+void BM_SsrCreateWake(benchmark::State& state, std::chrono::microseconds idle) {
+  if (!machine_has(state, 2)) return;
+  OpTally tally;
+  create_end_batch(Placement::other_core, kCreateBatch);  // stacks mapped, as in BM_SsrCreateEnd
+  constexpr std::uint64_t kWakeBatch = 200;
+  for (auto _ : state) {
+    const Batch batch = create_wake_batch(idle, kWakeBatch);
+    state.SetIterationTime(batch.seconds);
+    tally.add(batch.seconds, kWakeBatch);
+  }
+  tally.report(state, "create_vp that wakes core 1");
+}
+// A fixed count: each wake of a parked core waits out its idle time first (about 50 ms a batch).
+BENCHMARK_CAPTURE(BM_SsrCreateWake, spinning, std::chrono::microseconds(10))->UseManualTime()->Iterations(30);
+BENCHMARK_CAPTURE(BM_SsrCreateWake, parked, std::chrono::microseconds(200))->UseManualTime()->Iterations(30);
 
 // The cost every other SSR benchmark leaves out: one whole ssr::run of a seed that returns at
 // once on 2 cores (hwloc topology load, thread start and pinning, seed creation, shut-down).
