@@ -163,9 +163,10 @@ Batch create_end_batch(Placement placement, std::uint64_t children) {
   } timing;
   const moirai::proto::RunStats stats = ssr::run(
       [&timing, placement, children](ssr::Context& ctx) {
-        const ssr::CreateOptions child_options = child_on(placement == Placement::any_core     ? moirai::kAnyCore
-                                                          : placement == Placement::other_core ? 1
-                                                                                               : 0);
+        const moirai::CoreId where = placement == Placement::any_core     ? moirai::kAnyCore
+                                     : placement == Placement::other_core ? 1
+                                                                          : 0;
+        const ssr::CreateOptions child_options = child_on(where);
         timing.start = Clock::now();
         for (std::uint64_t i = 0; i < children; ++i) {
           ctx.create_vp(
@@ -214,14 +215,18 @@ Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children) 
   const moirai::proto::RunStats stats = ssr::run(
       [&seconds, idle, children](ssr::Context& ctx) {
         const ssr::CreateOptions child_options = child_on(1);
-        std::atomic<std::int64_t> ran_at{0};  // when the last child ran, in Clock ticks; 0: not yet
+        // When the last child ran, as Clock ticks since the epoch; 0: not yet.
+        std::atomic<Clock::rep> ran_at{0};
+        const auto wait_for_child = [&ran_at] {
+          Clock::rep at = 0;
+          while ((at = ran_at.load(std::memory_order_acquire)) == 0) {
+          }
+          return Clock::time_point(Clock::duration(at));
+        };
         for (std::uint64_t i = 0; i < children; ++i) {
           if (i > 0) {
-            std::int64_t at = 0;
-            while ((at = ran_at.load(std::memory_order_acquire)) == 0) {
-            }
-            while (Clock::now().time_since_epoch().count() - at <
-                   std::chrono::duration_cast<Clock::duration>(idle).count()) {
+            const Clock::time_point idle_until = wait_for_child() + idle;
+            while (Clock::now() < idle_until) {
             }
           }
           ran_at.store(0, std::memory_order_relaxed);
@@ -233,8 +238,7 @@ Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children) 
               child_options);
           seconds += seconds_between(start, Clock::now());
         }
-        while (ran_at.load(std::memory_order_acquire) == 0) {
-        }
+        wait_for_child();  // the last child writes ran_at, which lives on this VP's stack
       },
       creator_run(2));
   return {seconds, stats};
