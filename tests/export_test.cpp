@@ -47,6 +47,7 @@ Expected expected_of(const trace::Trace& trace) {
     // decision, work, communication, constraint update; lock wait inside communication when any
     e.segments += 4 + (unit.record.locked > unit.record.end ? 1 : 0);
   }
+  e.segments += trace.chores.size();  // a region (slice) each, inside a decision or idle span
   for (const trace::ConstraintRecord& c : trace.constraints) {
     if (!core_of.count(c.from) || !core_of.count(c.to)) continue;
     ++e.constraints;
@@ -57,7 +58,8 @@ Expected expected_of(const trace::Trace& trace) {
 }
 
 // A trace with everything an exporter maps: the known rendezvous run (known_traces.h) with a lock
-// wait in u4, two counters, a VP definition and an application phase inside u2's work.
+// wait in u4, two counters, a VP definition, an application phase inside u2's work, a VP shell
+// made in core 0's idle and a wake-up in u4's decision.
 std::string write_full_trace(const std::string& path) {
   test_support::TraceBuilder b(2, {"PAPI_TOT_INS", "PAPI_L2_TCM"});
   b.site(1, "known.cpp", 10, "main");
@@ -69,6 +71,7 @@ std::string write_full_trace(const std::string& path) {
   b.user_event(0, 1, "phase one", 2, 150, true);
   b.user_event(0, 1, "phase one", 2, 250, false);
   b.idle(0, 340, 450);
+  b.chore(0, Chore::vp_shell, 340, 360);
   trace::UnitRecord u4{};
   u4.kind = static_cast<std::uint16_t>(trace::RecordKind::unit);
   u4.ended_by = 0;
@@ -84,6 +87,7 @@ std::string write_full_trace(const std::string& path) {
   const std::uint64_t u4_counters[] = {500, 5};
   b.unit(0, u4, u4_counters);
   b.lock_handoff(0, 1, 505, 508);
+  b.chore(0, Chore::wake_up, 451, 454, 1);
   b.idle(1, 0, 120);
   b.unit(1, 3, 2, 120, 130, 430, 440, 2, 1, {3000, 30});
   b.constraint(1, 3, 2, 5, 435, 1);
@@ -367,6 +371,10 @@ TEST(ExportSqlite, CountersUserEventsAndLockWaitOfTheFullTrace) {
             "phase one|begin|150|2\nphase one|end|250|2\n");
   EXPECT_EQ(query(db.handle, "SELECT name, home_core FROM vps ORDER BY vp"), "main \"seed\"|0\nworker|1\n");
   EXPECT_EQ(query(db.handle, "SELECT count(*) FROM units WHERE began_by_site IS NULL"), "2\n");  // each VP's first unit
+  EXPECT_EQ(query(db.handle, "SELECT core, chore, cores, begin_ns, end_ns FROM chores ORDER BY begin_ns"),
+            "0|VP shell|1|340|360\n0|wake-up|1|451|454\n");
+  // Taken out of core 0's decision (10 + 10 + 5 ticks, 3 of them the wake-up) and idle (110, 20 the shell).
+  EXPECT_EQ(query(db.handle, "SELECT decision_ns, wake_up_ns, vp_shell_ns, idle_ns FROM cores WHERE core = 0"), "22|3|20|90\n");
   std::remove(out.c_str());
   std::remove(path.c_str());
 }

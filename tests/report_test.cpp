@@ -3,10 +3,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
 #include <functional>
 #include <sstream>
 #include <string>
 
+#include "moirai/instrument/trace_recorder.h"
+#include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/report.h"
 #include "support/known_traces.h"
@@ -276,6 +280,70 @@ TEST(Report, LockWaitBeforeTheAssignerIsLockWait) {
   EXPECT_EQ(report.lost.work + report.lost.total, report.lost.core_time);
   ASSERT_FALSE(report.idle_causes.empty());
   EXPECT_EQ(report.idle_causes.front().ticks, 30u);
+}
+
+// Chores lie inside decision and idle spans: a wake-up is "waking cores", a VP shell is creation,
+// and neither stays in the assigner's time nor in the idle time.
+TEST(Report, ChoresAreTakenOutOfDecisionAndIdle) {
+  TraceBuilder builder(2);
+  builder.site(1, "app.cpp", 1);
+  builder.unit(0, 1, 1, 0, 30, 90, 100, kSendOfTypeTo, 1);
+  builder.chore(0, Chore::wake_up, 5, 25, 1);  // 20 of unit 1's 30-tick decision span
+  builder.unit(1, 2, 2, 0, 10, 50, 60, kSendOfTypeTo, 1);
+  builder.idle(1, 60, 100);
+  builder.chore(1, Chore::vp_shell, 60, 75);  // 15 of the idle span
+  const trace::Trace trace = read_back(builder, "chores");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_EQ(report.overhead.wake_up, 20u);
+  EXPECT_EQ(report.overhead.decision, 10u + 10u);
+  EXPECT_EQ(report.overhead.create, 15u);
+  EXPECT_EQ(report.lost.by_kind.at("waking cores"), 20u);
+  EXPECT_EQ(report.lost.work + report.lost.total, report.lost.core_time);
+  ASSERT_FALSE(report.idle_causes.empty());
+  EXPECT_EQ(report.idle_causes.front().ticks, 25u);
+  const visualize::CoreTime& core0 = report.summary.cores.at(0);
+  const visualize::CoreTime& core1 = report.summary.cores.at(1);
+  EXPECT_EQ(core0.decision, 10u);
+  EXPECT_EQ(core0.wake_ups, 20u);
+  EXPECT_EQ(core0.wake_up_count, 1u);
+  EXPECT_EQ(core1.idle, 25u);
+  EXPECT_EQ(core1.vp_shells, 15u);
+  EXPECT_EQ(core1.total(), 100u);  // the core's whole time, each tick once
+  std::ostringstream text;
+  visualize::print_report(text, trace, report);
+  EXPECT_NE(text.str().find("waking cores 0.000 ms"), std::string::npos) << text.str();
+}
+
+// A core that creates a VP for a parked core pays the kernel call that wakes it. The report books
+// it as waking cores, not as the creator's assigner (where a VM's 15-50 us wake-ups hid before).
+TEST(Report, WakingAParkedCoreIsTheWakersWakeUp) {
+  const std::string path = ::testing::TempDir() + "moirai_parked_wake_" + std::to_string(::getpid()) + ".mtrace";
+  {
+    instrument::TraceRecorder recorder({path, {}, "report_test", 4096});
+    ssr::run(
+        [](ssr::Context& ctx) {
+          // Core 1 has nothing: it spins, then parks. 2 ms is forty times its spin.
+          const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(2);
+          while (std::chrono::steady_clock::now() < until) {
+          }
+          ctx.create_vp([](ssr::Context&) {}, {.name = "child", .core = 1});
+        },
+        {.cores = 2, .observer = &recorder, .seed_core = 0});
+  }
+  const trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  std::uint64_t woke = 0, wake_ticks = 0;
+  for (const trace::Trace::ChoreSpan& chore : trace.chores) {
+    if (chore.core != 0 || chore.record.chore != static_cast<std::uint16_t>(Chore::wake_up)) continue;
+    ++woke;
+    EXPECT_EQ(chore.record.cores, 1u);
+    wake_ticks += chore.record.end - chore.record.begin;
+  }
+  EXPECT_GE(woke, 1u) << "the creation for core 1 recorded no wake-up on core 0";
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_GE(report.overhead.wake_up, wake_ticks);
+  EXPECT_EQ(report.summary.cores.at(0).wake_ups, wake_ticks);
+  EXPECT_EQ(report.lost.work + report.lost.total, report.lost.core_time);
 }
 
 // The paper's 3.4.6: VP 1 is granted the singleton at 10, but a worker runs first on its core,

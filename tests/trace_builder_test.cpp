@@ -51,6 +51,7 @@ TEST(TraceBuilder, EveryRecordKindReadsBackExactly) {
     out.constraint(0, 4, 5, 6, 29, 1);
     out.idle(1, 0, 31);
     out.unit(1, 6, 2, 31, 32, 40, 44, 0, 3);  // VP 2 is defined for it
+    out.chore(1, Chore::wake_up, 31, 32, 1);
     out.finish(44);
   }
   const trace::Trace t = trace::read_trace(path);
@@ -76,7 +77,12 @@ TEST(TraceBuilder, EveryRecordKindReadsBackExactly) {
   EXPECT_EQ(t.constraints[0].match, 1u);
   ASSERT_EQ(t.idle.size(), 1u);
   EXPECT_EQ(t.idle[0].end, 31u);
-  EXPECT_EQ(t.end.records, 6u);
+  ASSERT_EQ(t.chores.size(), 1u);
+  EXPECT_EQ(t.chores[0].core, 1u);
+  EXPECT_EQ(t.chores[0].record.chore, static_cast<std::uint16_t>(Chore::wake_up));
+  EXPECT_EQ(t.chores[0].record.cores, 1u);
+  EXPECT_EQ(t.chores[0].record.begin, 31u);
+  EXPECT_EQ(t.end.records, 7u);
   EXPECT_EQ(t.end.end_time, 44u);
 }
 
@@ -96,6 +102,23 @@ TEST(TraceBuilder, ManyRecordsSpanSeveralChunks) {
   for (std::uint64_t u = 0; u < kUnits; ++u) ASSERT_EQ(t.units[u].record.unit, u + 1);
 }
 
+// The reader knows the chores the format defines and refuses any other, naming it and the offset.
+TEST(TraceBuilder, TheReaderRefusesAnUnknownChore) {
+  const std::string path = temp_path("chore");
+  {
+    trace::TraceBuilder out(path, options(1));
+    out.chore(0, static_cast<Chore>(7), 1, 2);
+  }
+  try {
+    (void)trace::read_trace(path);
+    ADD_FAILURE() << "read a chore of kind 7";
+  } catch (const trace::TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown chore 7"), std::string::npos) << error.what();
+    EXPECT_NE(std::string(error.what()).find("at byte "), std::string::npos) << error.what();
+  }
+  std::remove(path.c_str());
+}
+
 TEST(TraceBuilder, RefusesWhatTheReaderWouldRefuse) {
   const std::string path = temp_path("refuse");
   trace::TraceBuilder out(path, options(2, {"c"}));
@@ -109,6 +132,7 @@ TEST(TraceBuilder, RefusesWhatTheReaderWouldRefuse) {
   EXPECT_THROW(out.constraint(0, 1, 0, 2, 0), std::invalid_argument);    // unit 0
   EXPECT_THROW(out.group_member(0, 1, 3, 1), std::invalid_argument);     // role 3
   EXPECT_THROW(out.lock_handoff(0, 5, 0, 1), std::invalid_argument);     // no core 5
+  EXPECT_THROW(out.chore(0, Chore::wake_up, 5, 4), std::invalid_argument);  // ends before it begins
   out.finish();
   EXPECT_THROW(out.idle(0, 0, 1), std::logic_error);
   std::remove(path.c_str());

@@ -162,6 +162,37 @@ TEST_P(TraceRecording, FreeingPrecedesTheFreedUnit) {
   }
 }
 
+// A chore (waking cores, making a VP shell) happens after the lock and before the core's next unit
+// or inside its idle: it lies inside a decision or idle span of its core. Real cores make a shell
+// after a creation; the simulated machine's waker pays nothing, so it records no chore.
+TEST_P(TraceRecording, ChoresLieInsideADecisionOrIdleSpan) {
+  const Recorded run = record(GetParam());
+  const trace::Trace& t = run.trace;
+  if (GetParam() == kSimulatedCores) {
+    EXPECT_TRUE(t.chores.empty()) << t.chores.size() << " chores on a simulated machine";
+    return;
+  }
+  std::size_t shells = 0;
+  for (const trace::Trace::ChoreSpan& chore : t.chores) {
+    const trace::ChoreRecord& c = chore.record;
+    EXPECT_LT(c.begin, c.end) << "a chore of no time is not recorded";
+    shells += c.chore == static_cast<std::uint16_t>(Chore::vp_shell);
+    if (c.chore == static_cast<std::uint16_t>(Chore::wake_up)) {
+      EXPECT_GE(c.cores, 1u);
+      EXPECT_LE(c.cores, t.core_count);
+    }
+    const bool in_decision = std::any_of(t.units.begin(), t.units.end(), [&](const trace::Unit& u) {
+      return u.core == chore.core && u.record.assign <= c.begin && c.end <= u.record.begin;
+    });
+    const bool in_idle = std::any_of(t.idle.begin(), t.idle.end(), [&](const trace::Span& idle) {
+      return idle.core == chore.core && idle.begin <= c.begin && c.end <= idle.end;
+    });
+    EXPECT_TRUE(in_decision || in_idle) << chore_name(static_cast<Chore>(c.chore)) << " chore on core " << chore.core
+                                        << " at [" << c.begin << ", " << c.end << ") lies in no decision or idle span";
+  }
+  EXPECT_GE(shells, 1u) << "the main VP's creations made no VP shell after the lock";
+}
+
 INSTANTIATE_TEST_SUITE_P(CoreCounts, TraceRecording, ::testing::Values(std::size_t{1}, std::size_t{2}, kSimulatedCores),
                          ::moirai::test::core_count_name);
 

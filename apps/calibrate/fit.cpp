@@ -377,6 +377,8 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
     if (r.locked == r.end) {
       facts.communication[t.construct_name(r.ended_by)].push_back(static_cast<double>(r.handler - r.end) * ns_per_tick);
     }
+    // The whole decision span, chores after the lock included: the simulated machine charges a
+    // waker nothing, so the assigner's cost carries them (docs/cost-model.md).
     facts.decision.push_back(static_cast<double>(r.begin - r.assign) * ns_per_tick);
     // A wake-up: the unit's core was idle until its decision began, and another core's handler
     // freed it before that.

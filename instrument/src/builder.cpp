@@ -165,6 +165,12 @@ void TraceBuilder::lock_handoff(std::uint32_t core, std::uint32_t from, std::uin
   append(core, &h, sizeof h);
 }
 
+void TraceBuilder::chore(std::uint32_t core, Chore chore, std::uint64_t begin, std::uint64_t end, std::uint32_t cores) {
+  if (begin > end) throw std::invalid_argument("a chore ends before it begins");
+  const ChoreRecord c{static_cast<std::uint16_t>(RecordKind::chore), static_cast<std::uint16_t>(chore), cores, begin, end};
+  append(core, &c, sizeof c);
+}
+
 void TraceBuilder::finish(std::uint64_t end_time) {
   if (finished_) return;
   finished_ = true;

@@ -413,6 +413,19 @@ class Parser {
           at += sizeof(LockHandoffRecord);
           break;
         }
+        case RecordKind::chore: {
+          need(sizeof(ChoreRecord));
+          const auto record = load<ChoreRecord>(payload + at);
+          if (record.chore != static_cast<std::uint16_t>(Chore::wake_up) &&
+              record.chore != static_cast<std::uint16_t>(Chore::vp_shell)) {
+            throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore));
+          }
+          if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
+          saw_time(record.end);
+          trace_.chores.push_back(Trace::ChoreSpan{core, record});
+          at += sizeof(ChoreRecord);
+          break;
+        }
         case RecordKind::user_event: {
           need(sizeof(UserEventRecord));
           const auto record = load<UserEventRecord>(payload + at);

@@ -104,6 +104,7 @@ struct alignas(64) CoreRecorder {
   std::unordered_map<const char*, std::uint32_t> event_names;
   bool skipping = false;              // the current unit is not recorded (paused)
   std::uint64_t lock_wait_since = 0;
+  std::uint64_t chore_since = 0;
   std::uint64_t paused_since = 0;     // start of the span this core did not record
   std::atomic<std::uint64_t> writer_waits{0};  // the core's count; the writer reads it on a signal
   std::uint64_t stopped_at = 0;       // clock reading at core_stop (simulated runs)
@@ -1021,6 +1022,19 @@ void TraceRecorder::idle_end(CoreId core) {
   fmt::SpanRecord idle{static_cast<std::uint16_t>(fmt::RecordKind::idle), 0, 0, state.idle_since,
                        now};
   rec.append(core, &idle, sizeof idle);
+}
+
+void TraceRecorder::chore_begin(CoreId core) { impl_->cores[core].chore_since = impl_->now(core); }
+
+void TraceRecorder::chore_end(CoreId core, Chore chore, std::uint32_t cores) {
+  Impl& rec = *impl_;
+  CoreRecorder& state = rec.cores[core];
+  if (state.paused_since != 0) return;  // part of the paused span
+  const std::uint64_t now = rec.now(core);
+  if (now == state.chore_since) return;  // took no time (a simulated machine's): nothing to take out
+  fmt::ChoreRecord record{static_cast<std::uint16_t>(fmt::RecordKind::chore), static_cast<std::uint16_t>(chore),
+                          cores, state.chore_since, now};
+  rec.append(core, &record, sizeof record);
 }
 
 void TraceRecorder::constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,

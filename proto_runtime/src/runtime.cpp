@@ -50,6 +50,7 @@ struct alignas(64) CoreState {
   bool refill = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
   std::vector<CoreId> handed_to;          // those of them handed a VP (Machine::notify_handed)
+  bool stopped = false;                   // this core's handler stopped the run (under the lock)
   // stats counts what this core did (under the lock): per core, so that no line moves for them.
   RunStats stats;
   // after_end is where the fiber of a VP that ended on this core, and was not kept as a hull,
@@ -460,6 +461,7 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   if (live == 0) stopping = true;
   if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
   if (stopping) {
+    cores[core].stopped = true;
     cores[core].to_wake.push_back(kAnyCore);
     // A VP handed to a core that has not started it yet stays suspended, to be unwound with
     // the rest, as if it had still been queued.
@@ -533,18 +535,28 @@ void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
   cores[from_core].to_wake.push_back(target);
 }
 
+// wake_others is a chore of its own in the trace: waking a parked core is a kernel call that the
+// waking core pays (microseconds on a VM), which the views would otherwise count as its assigner's.
 void Runtime::Impl::wake_others(CoreId core) {
+  // The stop's broadcast comes after the core's last record: the run's end, not a chore of it.
+  const bool record = kRecording && observer && !cores[core].stopped;
+  if (record) observer->chore_begin(core);
   std::vector<CoreId>& wake = cores[core].to_wake;
+  std::size_t woken = 0;
   if (std::find(wake.begin(), wake.end(), kAnyCore) != wake.end()) {
     machine.notify_work(kAnyCore);
+    woken = core_count - 1;  // every other core
   } else {
     std::sort(wake.begin(), wake.end());
     wake.erase(std::unique(wake.begin(), wake.end()), wake.end());
     for (CoreId target : wake) machine.notify_work(target);
+    woken = wake.size();
   }
   wake.clear();
   for (CoreId target : cores[core].handed_to) machine.notify_handed(target);
+  woken += cores[core].handed_to.size();
   cores[core].handed_to.clear();
+  if (record) observer->chore_end(core, Chore::wake_up, static_cast<std::uint32_t>(woken));
 }
 
 void Runtime::Impl::adopt(VirtualProcessor& vp) {
@@ -584,11 +596,13 @@ void Runtime::Impl::stop_on_deadlock() {
 }
 
 void Runtime::Impl::make_spare(CoreId core) {
+  if (kRecording && observer) observer->chore_begin(core);
   try {
     cores[core].spare = new VirtualProcessor(this, &stacks, stacks.size());
   } catch (const std::bad_alloc&) {
     // No shell: the next creation maps its stack under the lock and reports a failure there.
   }
+  if (kRecording && observer) observer->chore_end(core, Chore::vp_shell, 1);
 }
 
 // unwind runs a suspended VP (or an unused shell) to its end on the calling thread, so that

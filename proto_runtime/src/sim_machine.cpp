@@ -381,6 +381,8 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void lock_wait_end(CoreId core, CoreId by) override { if (user) user->lock_wait_end(core, by); }
   void idle_begin(CoreId core) override { if (user) user->idle_begin(core); }
   void idle_end(CoreId core) override { if (user) user->idle_end(core); }
+  void chore_begin(CoreId core) override { if (user) user->chore_begin(core); }
+  void chore_end(CoreId core, Chore chore, std::uint32_t n) override { if (user) user->chore_end(core, chore, n); }
 };
 
 // acquire takes the runtime lock at the core's time: a core that asks while another holds it

@@ -30,7 +30,7 @@ RunFigures measure_trace(const std::string& path) {
   std::uint64_t work = 0, overhead = 0;
   for (const visualize::CoreTime& core : report.summary.cores) {
     work += core.work;
-    overhead += core.communication + core.constraint_update + core.decision;
+    overhead += core.overhead();
   }
   const double capacity = static_cast<double>(std::max<std::uint64_t>(report.makespan, 1)) * std::max<std::uint32_t>(f.cores, 1);
   f.work_pct = 100.0 * static_cast<double>(work) / capacity;

@@ -5,7 +5,7 @@
 #   jq:      unit slices                          = that count; cross-core flows = the database's
 #                                                   cross-core constraints
 #   otf2-print: MPI_SEND and MPI_RECV records     = those constraints; ENTER = LEAVE = the
-#                                                   database's life-line segments
+#                                                   database's life-line segments and chores
 #   export_matmul.sh MOIRAI MATMUL DIR
 set -u
 moirai=$1 matmul=$2 dir=$3
@@ -20,7 +20,7 @@ units=$("$moirai" stats "$trace" | sed -n 's/^units: *\([0-9]*\).*/\1/p')
 "$moirai" export "$trace" --format sqlite -o "$dir/run.db" || fail "export sqlite"
 db_units=$(sqlite3 "$dir/run.db" 'select count(*) from units')
 cross=$(sqlite3 "$dir/run.db" 'select count(*) from constraints where cross_core = 1')
-segments=$(sqlite3 "$dir/run.db" 'select 4 * count(*) + sum(lock_wait_ns > 0) from units')
+segments=$(sqlite3 "$dir/run.db" 'select 4 * count(*) + sum(lock_wait_ns > 0) + (select count(*) from chores) from units')
 echo "moirai stats: $units units; sqlite3: $db_units units, $cross cross-core constraints"
 [ "$db_units" = "$units" ] || fail "sqlite3 counts $db_units units, moirai stats $units"
 [ "$cross" -gt 0 ] || fail "no cross-core constraint on 2 cores"

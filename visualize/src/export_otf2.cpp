@@ -41,7 +41,9 @@ struct Archive {
 };
 
 // Segment is one kind of region, in life-line order.
-enum class Segment : std::uint8_t { decision, work, communication, lock_wait, constraint_update };
+// The chores come after them: regions of their own, nested in the decision to animate or alone
+// in an idle stretch.
+enum class Segment : std::uint8_t { decision, work, communication, lock_wait, constraint_update, wake_up, vp_shell };
 
 class Otf2Writer {
  public:
@@ -80,12 +82,14 @@ class Otf2Writer {
   // region is the region of one segment of units ended by one construct at one call site
   // (decision to animate has neither: it is the assigner's).
   OTF2_RegionRef region(Segment segment, const trace::UnitRecord& r) {
-    const bool own = segment != Segment::decision;
+    const bool own = segment < Segment::wake_up && segment != Segment::decision;
     const auto key = std::make_tuple(static_cast<std::uint8_t>(segment), own ? r.ended_by : 0u, own ? r.site : 0u);
     auto [it, added] = regions_.try_emplace(key, static_cast<OTF2_RegionRef>(region_defs_.size()));
     if (added) {
-      static constexpr const char* kNames[] = {detail::kDecisionSegment, detail::kWorkSegment, detail::kCommunicationSegment,
-                                               detail::kLockWaitSegment, detail::kConstraintUpdateSegment};
+      static constexpr const char* kNames[] = {detail::kDecisionSegment,  detail::kWorkSegment,
+                                               detail::kCommunicationSegment, detail::kLockWaitSegment,
+                                               detail::kConstraintUpdateSegment, chore_name(Chore::wake_up).data(),
+                                               chore_name(Chore::vp_shell).data()};
       const std::string name = kNames[static_cast<int>(segment)];
       RegionDef def{string(own ? name + ": " + model_.ending(r) : name), segment == Segment::work, string(""), 0};
       if (own) {
@@ -128,9 +132,18 @@ class Otf2Writer {
                                           OTF2_MARKER_SCOPE_LOCATION, core, text.c_str()),
             "marker");
     };
+    auto chores = model_.chores(core);
+    const auto chores_before = [&](std::uint64_t time) {
+      chores.before(time, [&](const trace::ChoreRecord& c) {
+        const Segment segment = c.chore == static_cast<std::uint16_t>(Chore::wake_up) ? Segment::wake_up : Segment::vp_shell;
+        enter(w, c.begin, segment, trace::UnitRecord{});
+        leave(w, c.end, segment, trace::UnitRecord{});
+      });
+    };
     const auto on_unit = [&](std::uint32_t node, auto& user_events_before) {
       const trace::Unit& unit = model_.unit(node);
       const trace::UnitRecord& r = unit.record;
+      chores_before(r.assign);
       for (auto [a, end] = model_.in(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
         if (!arc.cross_core) continue;
@@ -139,6 +152,7 @@ class Otf2Writer {
               "receive");
       }
       enter(w, r.assign, Segment::decision, r);
+      chores_before(r.begin);
       leave(w, r.begin, Segment::decision, r);
       enter(w, r.begin, Segment::work, r);
       metric(r.begin);
@@ -163,7 +177,9 @@ class Otf2Writer {
       enter(w, r.handler, Segment::constraint_update, r);
       leave(w, r.handler_end, Segment::constraint_update, r);
     };
-    model_.walk_core(core, [](const trace::Span&, std::uint32_t) {}, on_unit, on_user_event);
+    const auto on_idle = [&](const trace::Span& span, std::uint32_t) { chores_before(span.end); };
+    model_.walk_core(core, on_idle, on_unit, on_user_event);
+    chores_before(UINT64_MAX);
     uint64_t events = 0;
     check(OTF2_EvtWriter_GetNumberOfEvents(w, &events), "counting events");
     events_per_core_[core] = events;

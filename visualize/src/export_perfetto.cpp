@@ -8,6 +8,8 @@
 #include "export_common.h"
 #include "text_format.h"
 
+#include <cstdint>
+#include <string>
 #include <unordered_map>
 
 namespace moirai::visualize {
@@ -142,7 +144,20 @@ class PerfettoWriter {
   }
 
   void write_core(std::uint32_t core) {
-    const auto on_idle = [&](const trace::Span& span, std::uint32_t) { slice(kCoresPid, core, span.begin, span.end, "\"idle\"", "idle"); };
+    // The core's chores, each drawn inside the decision or idle slice it lies in.
+    auto chores = model_.chores(core);
+    const auto chores_before = [&](std::uint64_t time) {
+      chores.before(time, [&](const trace::ChoreRecord& c) {
+        open_slice(kCoresPid, core, c.begin, c.end, detail::json_string(std::string(chore_name(static_cast<Chore>(c.chore)))), "overhead");
+        out_ << ",\"args\":{\"cores\":";
+        out_.number(static_cast<std::int64_t>(c.cores)) << "}},\n";
+      });
+    };
+    const auto on_idle = [&](const trace::Span& span, std::uint32_t) {
+      chores_before(span.begin);
+      slice(kCoresPid, core, span.begin, span.end, "\"idle\"", "idle");
+      chores_before(span.end);
+    };
     const auto on_user_event = [&](const trace::Trace::UserEvent& event) {
       event_head('i', kCoresPid, core, model_.ns(event.record.time));
       auto name = trace_.user_event_names.find(event.record.name);
@@ -154,10 +169,12 @@ class PerfettoWriter {
     const auto on_unit = [&](std::uint32_t node, auto& user_events_before) {
       const trace::Unit& unit = model_.unit(node);
       const trace::UnitRecord& r = unit.record;
+      chores_before(r.assign);
       open_slice(kCoresPid, core, r.assign, r.handler_end, vp_label(r.vp), "unit");
       unit_args(node);
       for (auto [a, end] = model_.in(node); a != end; ++a) flow('f', *a, core, r.assign);
       slice(kCoresPid, core, r.assign, r.begin, quoted_.decision, "overhead");
+      chores_before(r.begin);
       slice(kCoresPid, core, r.begin, r.end, quoted_.work, "work");
       counters(core, r.begin, &unit);
       user_events_before(r.end);
@@ -168,6 +185,7 @@ class PerfettoWriter {
       slice(kCoresPid, core, r.handler, r.handler_end, quoted_.constraint_update, "overhead");
     };
     model_.walk_core(core, on_idle, on_unit, on_user_event);
+    chores_before(UINT64_MAX);
   }
 
   void write_vp_slice(std::uint32_t node) {

@@ -25,7 +25,8 @@ CREATE TABLE metadata (key TEXT PRIMARY KEY, value TEXT) WITHOUT ROWID;
 CREATE TABLE constructs (kind INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE call_sites (site INTEGER PRIMARY KEY, file TEXT, line INTEGER, function TEXT, name TEXT NOT NULL);
 CREATE TABLE cores (core INTEGER PRIMARY KEY, units INTEGER, work_ns INTEGER, decision_ns INTEGER,
-  communication_ns INTEGER, lock_wait_ns INTEGER, constraint_update_ns INTEGER, idle_ns INTEGER, os_taken_ns INTEGER);
+  communication_ns INTEGER, lock_wait_ns INTEGER, constraint_update_ns INTEGER, idle_ns INTEGER, os_taken_ns INTEGER,
+  wake_up_ns INTEGER, vp_shell_ns INTEGER);
 CREATE TABLE vps (vp INTEGER PRIMARY KEY, name TEXT, home_core INTEGER, creation_site INTEGER);
 CREATE TABLE counters (counter INTEGER PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE units (unit INTEGER PRIMARY KEY, vp INTEGER NOT NULL, core INTEGER NOT NULL,
@@ -47,6 +48,8 @@ CREATE TABLE hints (rank INTEGER PRIMARY KEY, rule TEXT NOT NULL, message TEXT, 
   end_ns INTEGER, site TEXT, lost_ns INTEGER);
 CREATE TABLE user_events (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, unit INTEGER, name TEXT, phase TEXT,
   time_ns INTEGER NOT NULL);
+CREATE TABLE chores (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, chore TEXT NOT NULL, cores INTEGER NOT NULL,
+  begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL);
 )sql";
 
 // Built after the rows are in: one sort each instead of a B-tree update per row.
@@ -166,12 +169,12 @@ void write_definitions(Database& db, const trace::Trace& trace, const detail::Ex
   for (std::uint32_t kind = 0; kind < trace.constructs.size(); ++kind) construct(kind)(trace.construct_name(kind)).row();
   auto site = db.insert("INSERT INTO call_sites VALUES (?, ?, ?, ?, ?)");
   for (const auto& [id, where] : trace.sites) site(id)(where.file)(where.line)(where.function)(trace.site_name(id)).row();
-  auto core = db.insert("INSERT INTO cores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  auto core = db.insert("INSERT INTO cores VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   const RunSummary summary = summarize(trace);
   const auto ns = [&](std::uint64_t ticks) { return model.duration_ns(model.origin, model.origin + ticks); };
   for (std::uint32_t c = 0; c < summary.cores.size(); ++c) {
     const CoreTime& t = summary.cores[c];
-    core(c)(as_int(t.units))(ns(t.work))(ns(t.decision))(ns(t.communication))(ns(t.lock_wait))(ns(t.constraint_update))(ns(t.idle))(ns(t.os_taken)).row();
+    core(c)(as_int(t.units))(ns(t.work))(ns(t.decision))(ns(t.communication))(ns(t.lock_wait))(ns(t.constraint_update))(ns(t.idle))(ns(t.os_taken))(ns(t.wake_ups))(ns(t.vp_shells)).row();
   }
   auto vp = db.insert("INSERT INTO vps VALUES (?, ?, ?, ?)");
   for (const trace::Trace::Vp& v : trace.vps) {
@@ -222,6 +225,12 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
     auto name = trace.user_event_names.find(ue.record.name);
     event(e)(ue.core)(as_int(ue.record.unit))(name != trace.user_event_names.end() ? name->second : std::to_string(ue.record.name));
     event(std::string(ue.record.phase == 1 ? "begin" : "end"))(model.ns(ue.record.time)).row();
+  }
+  auto chore = db.insert("INSERT INTO chores VALUES (?, ?, ?, ?, ?, ?)");
+  for (std::uint32_t c = 0; c < trace.chores.size(); ++c) {
+    const trace::Trace::ChoreSpan& span = trace.chores[c];
+    chore(c)(span.core)(std::string(chore_name(static_cast<Chore>(span.record.chore))))(span.record.cores);
+    chore(model.ns(span.record.begin))(model.ns(span.record.end)).row();
   }
 }
 

@@ -71,6 +71,7 @@ Report build_report(const trace::Trace& trace) {
       case LossKind::constraint_update: report.overhead.constraint_update += e.ticks; break;
       case LossKind::create: report.overhead.create += e.ticks; break;
       case LossKind::recording: report.overhead.recording += e.ticks; break;
+      case LossKind::wake_up: report.overhead.wake_up += e.ticks; break;
       case LossKind::idle:
       case LossKind::run_end:
       case LossKind::run_start: {
@@ -117,8 +118,9 @@ Report build_report(const trace::Trace& trace) {
   }
   const std::uint64_t overhead = report.overhead.total();
   report.overhead_per_work = analysis.work ? static_cast<double>(overhead) / static_cast<double>(analysis.work) : 0;
-  // The verdict is the runtime's: neither the lock wait (lock contention's) nor the probe counts.
-  const std::uint64_t runtime = overhead - report.overhead.lock_wait - report.overhead.recording;
+  // The verdict is the runtime's per unit: neither the lock wait (lock contention's), nor waking
+  // idle cores (the idle's), nor the probe counts.
+  const std::uint64_t runtime = overhead - report.overhead.lock_wait - report.overhead.recording - report.overhead.wake_up;
   const double without_lock = analysis.work ? static_cast<double>(runtime) / static_cast<double>(analysis.work) : 0;
   const double units_per_core = static_cast<double>(trace.units.size()) / std::max<std::uint32_t>(trace.core_count, 1);
   report.unit_size_verdict = without_lock > kTooSmall ? "too small" : units_per_core < kTooBigUnitsPerCore ? "too big" : "fine";
@@ -167,7 +169,7 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
       << "per core:  work / overhead / idle (of the makespan)\n";
   for (std::size_t k = 0; k < report.summary.cores.size(); ++k) {
     const CoreTime& c = report.summary.cores[k];
-    out << "  core " << k << ": " << pct(c.work) << " / " << pct(c.decision + c.communication + c.constraint_update)
+    out << "  core " << k << ": " << pct(c.work) << " / " << pct(c.overhead())
         << " / " << pct(c.idle) << "  (" << detail::plural(c.units, "unit")
         << (c.os_taken ? ", and the OS took " + pct(c.os_taken) : std::string()) << ")\n";
   }
@@ -175,7 +177,7 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   out << "\noverhead:  " << fixed(report.overhead_per_work * 100) << "% of work; unit size: " << report.unit_size_verdict << '\n'
       << "  by kind: assigner + switch " << ms(o.decision) << ", communication " << ms(o.communication) << ", lock wait "
       << ms(o.lock_wait) << ", constraint update " << ms(o.constraint_update) << ", create " << ms(o.create)
-      << ", recording " << ms(o.recording) << '\n'
+      << ", waking cores " << ms(o.wake_up) << ", recording " << ms(o.recording) << '\n'
       << "unit sizes (work, ticks): ";
   for (std::size_t k = 0; k < report.unit_size_histogram.size(); ++k) {
     if (report.unit_size_histogram[k]) out << "2^" << k << ":" << report.unit_size_histogram[k] << ' ';
@@ -223,13 +225,13 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
   for (std::size_t k = 0; k < report.summary.cores.size(); ++k) {
     const CoreTime& c = report.summary.cores[k];
     out << (k ? "," : "") << "{\"core\":" << k << ",\"work_s\":" << seconds(c.work)
-        << ",\"overhead_s\":" << seconds(c.decision + c.communication + c.constraint_update) << ",\"idle_s\":" << seconds(c.idle) << "}";
+        << ",\"overhead_s\":" << seconds(c.overhead()) << ",\"idle_s\":" << seconds(c.idle) << "}";
   }
   const OverheadByKind& o = report.overhead;
   out << "],\"overhead_per_work\":" << fixed(report.overhead_per_work, 6) << ",\"overhead_s\":{\"decision\":" << seconds(o.decision)
       << ",\"communication\":" << seconds(o.communication) << ",\"lock_wait\":" << seconds(o.lock_wait)
       << ",\"constraint_update\":" << seconds(o.constraint_update) << ",\"create\":" << seconds(o.create)
-      << ",\"recording\":" << seconds(o.recording) << "},\"unit_size\":" << json(report.unit_size_verdict)
+      << ",\"wake_up\":" << seconds(o.wake_up) << ",\"recording\":" << seconds(o.recording) << "},\"unit_size\":" << json(report.unit_size_verdict)
       << ",\"critical_path\":{\"work_s\":" << seconds(report.critical_path_work)
       << ",\"cycles_s\":" << seconds(report.critical_path_cycles) << ",\"units\":" << report.critical_path_units
       << ",\"share_of_makespan\":" << fixed(report.critical_path_share, 6) << ",\"parallelism\":" << fixed(report.parallelism, 6)

@@ -53,7 +53,31 @@ RunSummary summarize(const trace::Trace& trace) {
     core.constraint_update += r.handler_end - r.handler;
     for (std::size_t i = 0; i < unit.counters.size(); ++i) summary.counter_totals[i].second += unit.counters[i];
   }
-  for (const trace::Span& idle : trace.idle) summary.cores.at(idle.core).idle += idle.end - idle.begin;
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> idle_on_core(trace.core_count);
+  for (const trace::Span& idle : trace.idle) {
+    summary.cores.at(idle.core).idle += idle.end - idle.begin;
+    idle_on_core[idle.core].emplace_back(idle.begin, idle.end);
+  }
+  // A chore lies inside a decision span or an idle span: it is taken out of the one it is in.
+  for (auto& spans : idle_on_core) std::sort(spans.begin(), spans.end());
+  for (const trace::Trace::ChoreSpan& chore : trace.chores) {
+    if (chore.core >= trace.core_count) continue;
+    CoreTime& core = summary.cores[chore.core];
+    const std::uint64_t length = chore.record.end - chore.record.begin;
+    const auto& spans = idle_on_core[chore.core];
+    auto it = std::partition_point(spans.begin(), spans.end(), [&](const auto& s) { return s.second <= chore.record.begin; });
+    std::uint64_t in_idle = 0;
+    for (; it != spans.end() && it->first < chore.record.end; ++it) {
+      in_idle += std::min(it->second, chore.record.end) - std::max(it->first, chore.record.begin);
+    }
+    in_idle = std::min(in_idle, core.idle);
+    const std::uint64_t in_decision = std::min(length - std::min(in_idle, length), core.decision);
+    core.idle -= in_idle;
+    core.decision -= in_decision;
+    const bool wake = chore.record.chore == static_cast<std::uint16_t>(Chore::wake_up);
+    (wake ? core.wake_ups : core.vp_shells) += in_idle + in_decision;
+    ++(wake ? core.wake_up_count : core.vp_shell_count);
+  }
   summary.bytes_per_unit = summary.units ? static_cast<double>(trace.bytes) / static_cast<double>(summary.units) : 0;
   return summary;
 }
@@ -110,6 +134,14 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
     out << line;
     if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, c.total());
     out << '\n';
+  }
+  if (!trace.chores.empty()) {
+    out << "chores after the runtime lock (taken out of decide and idle):\n";
+    for (std::size_t k = 0; k < s.cores.size(); ++k) {
+      const CoreTime& c = s.cores[k];
+      out << "  core " << k << ": waking cores " << ms(c.wake_ups) << " ms (" << c.wake_up_count << "), VP shells "
+          << ms(c.vp_shells) << " ms (" << c.vp_shell_count << ")\n";
+    }
   }
   const OsLoad os = os_load(trace);
   out << "\nOS:           " << os.method;
@@ -170,7 +202,9 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
     out << (k ? "," : "") << "{\"core\":" << k << ",\"units\":" << c.units << ",\"work_s\":" << seconds(c.work)
         << ",\"communication_s\":" << seconds(c.communication) << ",\"lock_wait_s\":" << seconds(c.lock_wait)
         << ",\"constraint_update_s\":" << seconds(c.constraint_update) << ",\"decision_s\":" << seconds(c.decision)
-        << ",\"idle_s\":" << seconds(c.idle) << "}";
+        << ",\"idle_s\":" << seconds(c.idle) << ",\"wake_up_s\":" << seconds(c.wake_ups)
+        << ",\"wake_ups\":" << c.wake_up_count << ",\"vp_shell_s\":" << seconds(c.vp_shells)
+        << ",\"vp_shells\":" << c.vp_shell_count << "}";
   }
   out << "],\"os\":{\"method\":" << json_string(os_load(trace).method) << ",\"per_core\":[";
   {

@@ -30,12 +30,13 @@ enum class LossKind : std::uint8_t {
   communication,      // state-update communication, without lock wait
   lock_wait,          // waiting for the runtime lock, wherever it happened
   constraint_update,  // request handlers other than creation
-  create,             // handlers of VP creation
+  create,             // handlers of VP creation, and making the VP shells creations use
   os,                 // what the OS took from units' work spans (noise, not work)
   unrecorded,         // paused recording, writer waits and other gaps between records
   recording,          // the probe's own cost: units x the trace's measured cost per unit
+  wake_up,            // waking the cores this core made work for (a chore after the lock)
 };
-inline constexpr std::size_t kLossKinds = 11;
+inline constexpr std::size_t kLossKinds = 12;
 const char* loss_kind_name(LossKind kind);
 bool is_overhead(LossKind kind);
 

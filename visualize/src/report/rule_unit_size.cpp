@@ -11,15 +11,19 @@ namespace {
 
 constexpr double kTooSmall = 0.20;  // overhead without lock wait, of work
 
+// per_unit says whether an overhead kind is paid per unit. Lock waits are lock-contention's and
+// wake-ups are the idle cores': units of any size pay them when cores collide or wait.
+bool per_unit(LossKind kind) { return is_overhead(kind) && kind != LossKind::lock_wait && kind != LossKind::wake_up; }
+
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   std::uint64_t overhead = 0;
   for (const LossEntry& e : a.entries) {
-    if (is_overhead(e.kind) && e.kind != LossKind::lock_wait) overhead += e.ticks;
+    if (per_unit(e.kind)) overhead += e.ticks;
   }
   if (a.work == 0 || static_cast<double>(overhead) <= kTooSmall * static_cast<double>(a.work)) return;
   std::uint64_t lost = 0;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
-    if (is_overhead(a.entries[i].kind) && a.entries[i].kind != LossKind::lock_wait) lost += ledger.claim(i);
+    if (per_unit(a.entries[i].kind)) lost += ledger.claim(i);
   }
   const double per_core = static_cast<double>(a.trace.units.size()) / std::max<std::uint32_t>(a.trace.core_count, 1);
   out.hints.push_back(make_hint(

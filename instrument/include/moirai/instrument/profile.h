@@ -63,6 +63,8 @@ class ObserverTee final : public RuntimeObserver {
   void lock_wait_end(CoreId c, CoreId r) override { a_.lock_wait_end(c, r); b_.lock_wait_end(c, r); }
   void idle_begin(CoreId c) override { a_.idle_begin(c); b_.idle_begin(c); }
   void idle_end(CoreId c) override { a_.idle_end(c); b_.idle_end(c); }
+  void chore_begin(CoreId c) override { a_.chore_begin(c); b_.chore_begin(c); }
+  void chore_end(CoreId c, Chore k, std::uint32_t n) override { a_.chore_end(c, k, n); b_.chore_end(c, k, n); }
   void constraint(CoreId c, ConstructKind k, UnitId f, UnitId t, std::uint64_t m) override { a_.constraint(c, k, f, t, m); b_.constraint(c, k, f, t, m); }
   void group_defined(CoreId c, std::uint64_t g, ConstructKind k, const std::string& n) override { a_.group_defined(c, g, k, n); b_.group_defined(c, g, k, n); }
   void group_member(CoreId c, std::uint64_t g, std::uint16_t r, UnitId u) override { a_.group_member(c, g, r, u); b_.group_member(c, g, r, u); }

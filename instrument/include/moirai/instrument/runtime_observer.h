@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "moirai/instrument/chore.h"
 #include "moirai/instrument/construct_role.h"
 #include "moirai/instrument/ids.h"
 #include "moirai/instrument/time_source.h"
@@ -74,6 +75,10 @@ class RuntimeObserver {
   // idle_begin / idle_end bracket a period in which the core had nothing to animate.
   virtual void idle_begin(CoreId /*core*/) {}
   virtual void idle_end(CoreId /*core*/) {}
+  // chore_begin / chore_end bracket a chore the core did after releasing the runtime lock, for
+  // `cores` cores (wake-up) or one (VP shell); it lies inside a decision or idle span.
+  virtual void chore_begin(CoreId /*core*/) {}
+  virtual void chore_end(CoreId /*core*/, Chore /*chore*/, std::uint32_t /*cores*/) {}
 };
 
 }  // namespace moirai::instrument

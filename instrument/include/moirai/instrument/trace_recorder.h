@@ -83,6 +83,8 @@ class TraceRecorder final : public RuntimeObserver {
   void lock_wait_end(CoreId core, CoreId released_by) override;
   void idle_begin(CoreId core) override;
   void idle_end(CoreId core) override;
+  void chore_begin(CoreId core) override;
+  void chore_end(CoreId core, Chore chore, std::uint32_t cores) override;
   void constraint(CoreId core, ConstructKind kind, UnitId from, UnitId to,
                   std::uint64_t match) override;
   void group_defined(CoreId core, std::uint64_t group, ConstructKind kind,

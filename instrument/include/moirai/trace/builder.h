@@ -74,6 +74,8 @@ class TraceBuilder {
   // lock_handoff records that `core` waited for the runtime lock from `waited` until `acquired`,
   // when core `from` released it.
   void lock_handoff(std::uint32_t core, std::uint32_t from, std::uint64_t waited, std::uint64_t acquired);
+  // chore records that `core` did runtime chore `chore` from `begin` to `end` (for `cores` cores).
+  void chore(std::uint32_t core, Chore chore, std::uint64_t begin, std::uint64_t end, std::uint32_t cores = 1);
 
   // user_event marks the begin (or end) of application phase `name` (id `name_id`) inside
   // `unit` at `time`, on `core`.

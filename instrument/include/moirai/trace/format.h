@@ -1,10 +1,12 @@
-// The Moirai trace file format, version 3.1 (readers also read versions 1 and 2). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.2 (readers also read versions 1 and 2). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string>
+
+#include "moirai/instrument/chore.h"
 
 namespace moirai::trace {
 
@@ -16,7 +18,7 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 1;  // 3.1: declared_work records
+inline constexpr std::uint16_t kVersionMinor = 2;  // 3.1: declared_work records; 3.2: chore records
 // kChunkMagic opens every chunk, so a reader can tell a cut file from garbage.
 inline constexpr std::uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 // kNoCore is the chunk core of chunks that belong to no core.
@@ -69,6 +71,7 @@ enum class RecordKind : std::uint16_t {
   lock_handoff = 8, // LockHandoffRecord: this core waited for the runtime lock another released
   os_taken = 9,     // OsTakenRecord: the OS took time from the unit recorded just before it
   declared_work = 10,  // DeclaredWorkRecord: the work the unit recorded just before declared (3.1)
+  chore = 11,          // ChoreRecord: the runtime did a chore on this core after releasing its lock (3.2)
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
@@ -170,6 +173,18 @@ struct DeclaredWorkRecord {
   std::uint64_t declared;  // the sum of the unit's charge_work calls
 };
 static_assert(sizeof(DeclaredWorkRecord) == 24);
+
+// ChoreRecord is a chore span on the core that did it. It lies inside the core's decision span or
+// idle span, which it does not split: the views take it out of them. A chore that took no time
+// (as on a simulated machine, whose waker pays nothing) is not recorded.
+struct ChoreRecord {
+  std::uint16_t kind;   // RecordKind::chore
+  std::uint16_t chore;  // Chore
+  std::uint32_t cores;  // wake_up: the cores woken; vp_shell: 1
+  std::uint64_t begin;
+  std::uint64_t end;
+};
+static_assert(sizeof(ChoreRecord) == 24);
 
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {

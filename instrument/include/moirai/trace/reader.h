@@ -77,6 +77,8 @@ struct Trace {
   std::vector<Span> paused;                     // spans a core did not record (pause/resume)
   struct LockHandoff { std::uint32_t core = 0; LockHandoffRecord record{}; };
   std::vector<LockHandoff> lock_handoffs;      // runtime-internal causality
+  struct ChoreSpan { std::uint32_t core = 0; ChoreRecord record{}; };
+  std::vector<ChoreSpan> chores;                // runtime chores after the lock (format 3.2)
   struct UserEvent { std::uint32_t core = 0; UserEventRecord record{}; };
   std::vector<UserEvent> user_events;
   std::unordered_map<std::uint32_t, std::string> user_event_names;

@@ -49,9 +49,10 @@ struct OverheadByKind {
   std::uint64_t communication = 0;  // state-update communication, without the lock wait
   std::uint64_t lock_wait = 0;      // waiting for the runtime lock, before the assigner too (handoff records)
   std::uint64_t constraint_update = 0;  // request handlers other than creation
-  std::uint64_t create = 0;         // create meta-unit: handlers of VP creation
+  std::uint64_t create = 0;         // create meta-unit: handlers of VP creation, and making VP shells
   std::uint64_t recording = 0;      // the probe's own cost (units x its measured cost per unit), taken out of decision
-  std::uint64_t total() const { return decision + communication + lock_wait + constraint_update + create + recording; }
+  std::uint64_t wake_up = 0;        // waking the cores given work (chores), taken out of decision and idle
+  std::uint64_t total() const { return decision + communication + lock_wait + constraint_update + create + recording + wake_up; }
 };
 
 // Report holds every number `moirai report` prints.

@@ -19,9 +19,17 @@ struct CoreTime {
   std::uint64_t communication = 0;  // state-update communication, lock wait included
   std::uint64_t lock_wait = 0;      // the part of communication spent waiting for the lock
   std::uint64_t constraint_update = 0;
-  std::uint64_t decision = 0;       // assigner and the move to the core
-  std::uint64_t idle = 0;
-  std::uint64_t total() const { return work + os_taken + communication + constraint_update + decision + idle; }
+  std::uint64_t decision = 0;       // assigner and the move to the core, less the chores in it
+  std::uint64_t idle = 0;           // less the chores in it
+  // Chores (trace format 3.2), taken out of decision and idle: waking other cores, and making
+  // the VP shell of the core's next creation; their time and how many.
+  std::uint64_t wake_ups = 0, vp_shells = 0;
+  std::uint64_t wake_up_count = 0, vp_shell_count = 0;
+  // overhead is the runtime's share of the core's time (lock wait inside communication).
+  std::uint64_t overhead() const { return decision + communication + constraint_update + wake_ups + vp_shells; }
+  std::uint64_t total() const {
+    return work + os_taken + communication + constraint_update + decision + idle + wake_ups + vp_shells;
+  }
 };
 
 // RunSummary holds the numbers `moirai stats` reports.
