@@ -7,16 +7,20 @@
 // outside the measured interval. The iteration time handed to Google Benchmark
 // (UseManualTime) is that interval; the counter ns_per_op divides it by the batch size.
 #include <benchmark/benchmark.h>
+#include <unistd.h>
 
 #include <atomic>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <string>
 
 #include "atomic_anchor.h"
 #include "bench_util.h"
+#include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/run.h"
+#include "moirai/trace/reader.h"
 
 namespace {
 
@@ -210,7 +214,10 @@ BENCHMARK_CAPTURE(BM_SsrCreateEnd, other_core, Placement::other_core)->UseManual
 // interval is the creator's create_vp calls only: the handler, the hand-over, and the wake-up call
 // that the creating core makes after the unlock (a kernel call when core 1 has parked), which the
 // recording shows as the creator's next decision.
-Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children) {
+Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children,
+                        moirai::instrument::RuntimeObserver* observer = nullptr) {
+  ssr::RunOptions options = creator_run(2);
+  options.observer = observer;
   double seconds = 0.0;
   const moirai::proto::RunStats stats = ssr::run(
       [&seconds, idle, children](ssr::Context& ctx) {
@@ -240,7 +247,7 @@ Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children) 
         }
         wait_for_child();  // the last child writes ran_at, which lives on this VP's stack
       },
-      creator_run(2));
+      options);
   return {seconds, stats};
 }
 
@@ -259,6 +266,41 @@ void BM_SsrCreateWake(benchmark::State& state, std::chrono::microseconds idle) {
 // A fixed count: each wake of a parked core waits out its idle time first (about 50 ms a batch).
 BENCHMARK_CAPTURE(BM_SsrCreateWake, spinning, std::chrono::microseconds(10))->UseManualTime()->Iterations(30);
 BENCHMARK_CAPTURE(BM_SsrCreateWake, parked, std::chrono::microseconds(200))->UseManualTime()->Iterations(30);
+
+// The same with recording on: the trace's wake-up chores on the creator's core are what the report
+// books as "waking cores". Its claim is checked against the gain of removing the cause: the
+// parked row's wake_chore_ns should match (parked - spinning) of BM_SsrCreateWake's create_vp.
+void BM_SsrCreateWakeRecorded(benchmark::State& state, std::chrono::microseconds idle) {
+  if (!machine_has(state, 2)) return;
+  OpTally tally;
+  create_end_batch(Placement::other_core, kCreateBatch);
+  constexpr std::uint64_t kWakeBatch = 200;
+  const std::string path = "/tmp/moirai_bench_wake_" + std::to_string(::getpid()) + ".mtrace";
+  double chore_ns = 0;
+  std::uint64_t chores = 0;
+  for (auto _ : state) {
+    Batch batch;
+    {
+      moirai::instrument::TraceRecorder recorder({path, {}, "moirai_bench"});
+      batch = create_wake_batch(idle, kWakeBatch, &recorder);
+    }
+    state.SetIterationTime(batch.seconds);
+    tally.add(batch.seconds, kWakeBatch);
+    const moirai::trace::Trace trace = moirai::trace::read_trace(path);
+    for (const moirai::trace::Trace::ChoreSpan& chore : trace.chores) {
+      if (chore.core != 0 || chore.record.chore != static_cast<std::uint16_t>(moirai::Chore::wake_up)) continue;
+      chore_ns += static_cast<double>(chore.record.end - chore.record.begin) * 1e9 / trace.clock_hz;
+      ++chores;
+    }
+  }
+  std::remove(path.c_str());
+  tally.report(state, "recorded create_vp that wakes core 1");
+  state.counters["wake_chore_ns"] = chores != 0 ? chore_ns / static_cast<double>(chores) : 0;
+  state.counters["wakes_per_op"] =
+      static_cast<double>(chores) / (static_cast<double>(kWakeBatch) * static_cast<double>(state.iterations()));
+}
+BENCHMARK_CAPTURE(BM_SsrCreateWakeRecorded, spinning, std::chrono::microseconds(10))->UseManualTime()->Iterations(30);
+BENCHMARK_CAPTURE(BM_SsrCreateWakeRecorded, parked, std::chrono::microseconds(200))->UseManualTime()->Iterations(30);
 
 // The cost every other SSR benchmark leaves out: one whole ssr::run of a seed that returns at
 // once on 2 cores (hwloc topology load, thread start and pinning, seed creation, shut-down).
