@@ -236,10 +236,7 @@ TEST(ScgOptions, APhaseIsAnArcFromItsBeginToItsEnd) {
   b.unit(0, 2, 1, 60, 61, 90, 100, kSendOfTypeTo, 1);
   b.user_event(0, 1, "solve", 1, 20, true);
   b.user_event(0, 1, "solve", 2, 80, false);
-  const std::string path = temp("phase") + ".mtrace";
-  b.write(path);
-  const trace::Trace trace = trace::read_trace(path);
-  std::remove(path.c_str());
+  const trace::Trace trace = test_support::read_written([&](const std::string& p) { b.write(p); }, "scg_phase");
   visualize::ScgOptions options;
   options.cycles_per_point = 1;
   const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
@@ -301,6 +298,34 @@ TEST(ScgOptions, OverheadDetailDrawsEveryKindInProportionInTimeOrder) {
   EXPECT_NEAR(top - overlay_y(dot, "o0"), 50.0, 0.01);
   EXPECT_NEAR(top - overlay_y(dot, "o1"), 1050.0, 0.01);
   EXPECT_NEAR(top - overlay_y(dot, "o2"), 1150.0, 0.01);
+}
+
+// A chore inside a unit's decision span is drawn apart from the assigner's time, after it, and the
+// legend names it only when some block holds one (the report and stats count it apart too).
+TEST(ScgOptions, AChoreInTheDecisionIsDrawnApartFromTheAssigner) {
+  TraceBuilder b(1);
+  b.site(1, "app.cpp", 10);
+  b.unit(0, 1, 1, 0, 100, 1000, 1200, kSendOfTypeTo, 1);
+  b.chore(0, Chore::wake_up, 20, 80, 1);  // 60 of the 100-tick decision span
+  const trace::Trace trace = test_support::read_written([&](const std::string& p) { b.write(p); }, "scg_chore");
+  visualize::ScgOptions options;
+  options.cycles_per_point = 1;
+  options.overhead_detail = true;
+  const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
+  ASSERT_EQ(layout.blocks.size(), 1u);
+  EXPECT_EQ(layout.blocks[0].decide_ticks, 40u);
+  EXPECT_EQ(layout.blocks[0].wake_ticks, 60u);
+  EXPECT_TRUE(layout.chores_any);
+  const std::string dot = dot_of(trace, options);
+  EXPECT_EQ(count_of(dot, "scgoverhead waking cores"), 1u);
+  EXPECT_NE(dot.find("overhead: waking cores"), std::string::npos);  // the legend
+  EXPECT_NE(dot.find("decide 40, waking cores 60"), std::string::npos);  // the tooltip
+  // Decision [0, 40), then the wake-up [40, 100): the overlays' centres 20 and 70 points down.
+  const double top = overlay_y(dot, "b0") + 600;
+  EXPECT_NEAR(top - overlay_y(dot, "o0"), 20.0, 0.01);
+  EXPECT_NEAR(top - overlay_y(dot, "o1"), 70.0, 0.01);
+  // Without chores, the legend stays as it was.
+  EXPECT_EQ(dot_of(counted_trace("no_chore", 1), options).find("waking cores"), std::string::npos);
 }
 
 TEST(ScgOptions, AWindowDrawsOnlyTheUnitsInsideIt) {

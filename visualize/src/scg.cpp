@@ -35,6 +35,9 @@ constexpr OverheadKind kCommunicate{"state-update communication", "grey65"};
 constexpr OverheadKind kLock{"runtime-lock wait", "grey20"};
 constexpr OverheadKind kUpdate{"constraint update", "grey85"};
 constexpr OverheadKind kCreate{"create meta-unit", "rosybrown"};
+// Chores after the lock, inside the decision span: drawn after the assigner, before the work.
+constexpr OverheadKind kWake{"waking cores (a chore after the lock)", "deeppink"};
+constexpr OverheadKind kShell{"VP shell for the next creation (a chore after the lock)", "rosybrown"};
 // Not overhead: time inside a work span when the core's thread did not run. Its own colour, so
 // a preempted unit is not read as a long one.
 constexpr OverheadKind kTaken{"taken by the OS", "#ffd700c0"};  // gold, the label shows through
@@ -242,6 +245,27 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
 
   std::unordered_map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
   for (const trace::Unit& unit : trace.units) per_core[unit.core].push_back(&unit);
+  // Each core's chores by begin, to find those inside a unit's decision span.
+  std::unordered_map<std::uint32_t, std::vector<const trace::ChoreRecord*>> chores_on;
+  for (const trace::Trace::ChoreSpan& chore : trace.chores) chores_on[chore.core].push_back(&chore.record);
+  for (auto& [core, list] : chores_on) {
+    std::sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return a->begin < b->begin; });
+  }
+  struct Chores {
+    std::uint64_t wake = 0, shell = 0;
+  };
+  const auto chores_in = [&](std::uint32_t core, std::uint64_t begin, std::uint64_t end) {
+    Chores in;
+    auto found = chores_on.find(core);
+    if (found == chores_on.end()) return in;
+    const auto& list = found->second;
+    auto it = std::partition_point(list.begin(), list.end(), [&](const auto* c) { return c->end <= begin; });
+    for (; it != list.end() && (*it)->begin < end; ++it) {
+      const std::uint64_t ticks = std::min((*it)->end, end) - std::max((*it)->begin, begin);
+      ((*it)->chore == static_cast<std::uint16_t>(Chore::wake_up) ? in.wake : in.shell) += ticks;
+    }
+    return in;
+  };
   const VpNames vps(trace);
   const PreviousUnits previous_units(trace);
   struct Drawn {
@@ -261,6 +285,9 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       if (r.handler_end <= window_begin || r.assign >= window_end) continue;
       const double y = y_of(r.assign);
       const double height = y_of(r.handler_end) - y;
+      const Chores chores = chores_in(core, r.assign, r.begin);
+      const std::uint64_t decide = r.begin - r.assign - std::min(chores.wake + chores.shell, r.begin - r.assign);
+      if (chores.wake + chores.shell > 0) layout.chores_any = true;
       double rate = -1;
       if (miss) {
         const double denominator = instructions ? static_cast<double>(unit->counters[*instructions])
@@ -279,7 +306,9 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
           block.ticks += r.handler_end - r.assign;
           block.work_ticks += r.end - r.begin;
           block.taken_ticks += unit->taken;
-          block.decide_ticks += r.begin - r.assign;
+          block.decide_ticks += decide;
+          block.wake_ticks += chores.wake;
+          block.shell_ticks += chores.shell;
           block.lock_ticks += r.locked - r.end;
           block.communicate_ticks += r.handler - r.locked;
           block.update_ticks += r.handler_end - r.handler;
@@ -299,7 +328,9 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       block.work_ticks = r.end - r.begin;
       block.taken_ticks = unit->taken;
       if (unit->taken > 0) layout.taken_any = true;
-      block.decide_ticks = r.begin - r.assign;
+      block.decide_ticks = decide;
+      block.wake_ticks = chores.wake;
+      block.shell_ticks = chores.shell;
       block.lock_ticks = r.locked - r.end;
       block.communicate_ticks = r.handler - r.locked;
       block.update_ticks = r.handler_end - r.handler;
@@ -424,6 +455,8 @@ std::string block_tooltip(const ScgLayout& layout, const trace::Trace& trace, co
                      std::to_string(block.work_ticks) +
                      (block.taken_ticks ? " (of which taken by the OS " + std::to_string(block.taken_ticks) + ")" : std::string()) +
                      ", decide " + std::to_string(block.decide_ticks) +
+                     (block.wake_ticks ? ", waking cores " + std::to_string(block.wake_ticks) : std::string()) +
+                     (block.shell_ticks ? ", VP shell " + std::to_string(block.shell_ticks) : std::string()) +
                      ", communicate " + std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) +
                      "), " + (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
   for (std::size_t i = 0; i < block.first->counters.size() && i < trace.counters.size(); ++i) {
@@ -510,7 +543,8 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
       // the state-update communication and the constraint update.
       const double per_tick = block.height / static_cast<double>(block.ticks);
       double top = block.y;
-      for (const auto& [ticks, kind] : {std::pair{block.decide_ticks, &kDecide}, std::pair<std::uint64_t, const OverheadKind*>{block.work_ticks, nullptr},
+      for (const auto& [ticks, kind] : {std::pair{block.decide_ticks, &kDecide}, std::pair{block.wake_ticks, &kWake},
+                                        std::pair{block.shell_ticks, &kShell}, std::pair<std::uint64_t, const OverheadKind*>{block.work_ticks, nullptr},
                                         std::pair{block.lock_ticks, &kLock}, std::pair{block.communicate_ticks, &kCommunicate},
                                         std::pair{block.update_ticks, block.created ? &kCreate : &kUpdate}}) {
         const double h = static_cast<double>(ticks) * per_tick;
@@ -521,7 +555,8 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
     if (block.merged == 1 && block.taken_ticks > 0 && block.ticks > 0) {
       // The trace says how much of the work span the OS took, not when: drawn at the span's end.
       const double per_tick = block.height / static_cast<double>(block.ticks);
-      const double work_end = block.y + static_cast<double>(block.decide_ticks + block.work_ticks) * per_tick;
+      const double work_end =
+          block.y + static_cast<double>(block.decide_ticks + block.wake_ticks + block.shell_ticks + block.work_ticks) * per_tick;
       const double h = static_cast<double>(block.taken_ticks) * per_tick;
       overlay(block, tooltip, work_end - h, h, kTaken);
     }
@@ -575,8 +610,13 @@ std::unique_ptr<detail::PinnedGraph> scg_graph(const ScgLayout& layout, const tr
   std::string legend = "<table border='0' cellborder='1' cellspacing='0' cellpadding='3'>"
                        "<tr><td colspan='2'><b>legend</b></td></tr>";
   if (layout.overhead_detail) {
-    for (const OverheadKind& kind : {kDecide, kCommunicate, kLock, kUpdate, kCreate}) {
+    const auto row = [&](const OverheadKind& kind) {
       legend += "<tr><td bgcolor='" + std::string(kind.color) + "'> </td><td align='left'>overhead: " + kind.name + "</td></tr>";
+    };
+    for (const OverheadKind& kind : {kDecide, kCommunicate, kLock, kUpdate, kCreate}) row(kind);
+    if (layout.chores_any) {
+      row(kWake);
+      row(kShell);
     }
   } else {
     legend += "<tr><td bgcolor='grey70'> </td><td align='left'>runtime overhead of a unit</td></tr>";

@@ -46,6 +46,9 @@ struct ScgBlock {
   // state-update communication without the lock wait, the lock wait, and the constraint update
   // (create meta-unit when the unit ended by creating a VP).
   std::uint64_t decide_ticks = 0, communicate_ticks = 0, lock_ticks = 0, update_ticks = 0;
+  // The chores inside the decision span (trace format 3.2), taken out of decide_ticks: waking the
+  // cores this core made work for, and making its next creation's VP shell.
+  std::uint64_t wake_ticks = 0, shell_ticks = 0;
   bool created = false;          // the unit ended by creating a VP
   bool critical = false;         // holds a unit of the critical path (ScgOptions::critical_path)
   double miss_rate = -1;         // cache misses per instruction (or per work tick), -1 = unknown
@@ -74,6 +77,7 @@ struct ScgLayout {
   std::vector<ScgArc> arcs;
   bool merged_any = false;
   bool taken_any = false;                  // some block's work span lost time to the OS
+  bool chores_any = false;                 // some block's decision span holds a chore
   bool overhead_detail = false;
   std::string miss_counter;                // the counter behind the work colour; empty = none
   std::string miss_denominator;            // "instruction" or "work tick"
