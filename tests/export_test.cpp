@@ -167,6 +167,7 @@ TEST(ExportOtf2, RecordedRunsCountsMatchWhatOtf2PrintReads) {
   check_otf2(corpus("ping_pong.mtrace"), "ping_pong");
   check_otf2(corpus("singleton_counters.mtrace"), "singleton_counters");
   check_otf2(corpus("deadlock.mtrace"), "deadlock");
+  check_otf2(corpus("chores_real2.mtrace"), "chores_real2");  // wake-ups and VP shells (format 3.2)
 }
 
 TEST(ExportOtf2, RefusesADirectoryWithFiles) {
@@ -273,6 +274,7 @@ TEST(ExportPerfetto, RecordedRunsAreWellFormed) {
   check_perfetto(corpus("singleton_counters.mtrace"), "singleton_counters");
   check_perfetto(corpus("deadlock.mtrace"), "deadlock");
   check_perfetto(corpus("cut.mtrace"), "cut");
+  check_perfetto(corpus("chores_real2.mtrace"), "chores_real2");
 }
 
 TEST(ExportPerfetto, UnwritableOutputIsAnExportError) {
