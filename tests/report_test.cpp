@@ -314,6 +314,54 @@ TEST(Report, ChoresAreTakenOutOfDecisionAndIdle) {
   EXPECT_NE(text.str().find("waking cores 0.000 ms"), std::string::npos) << text.str();
 }
 
+// const Hint* of a rule among the hints above and below the line (nullptr: none).
+const visualize::Hint* hint_of(const visualize::Report& report, const std::string& rule) {
+  for (const auto* list : {&report.hints, &report.minor_hints}) {
+    for (const visualize::Hint& hint : *list) {
+      if (hint.rule == rule) return &hint;
+    }
+  }
+  return nullptr;
+}
+
+// waking-cores claims the wake-up chores, tells parked wake-ups (5 us and more) from the others,
+// and names the construct call whose handler made the work that cost the most of them.
+TEST(Report, WakingCoresNamesTheCallThatMadeTheWork) {
+  TraceBuilder builder(2);
+  builder.site(1, "app.cpp", 7);
+  builder.site(2, "app.cpp", 9);
+  // Core 0: units 1-3 end by sends at app.cpp:9, each followed by a parked wake-up (6 us) in the
+  // next unit's decision span; unit 4 ends at app.cpp:7, followed by a spinning one (100 ns).
+  builder.unit(0, 1, 1, 0, 10, 1000, 1100, kSendOfTypeTo, 2);
+  std::uint64_t t = 1100;
+  for (std::uint64_t u = 2; u <= 4; ++u) {
+    builder.chore(0, Chore::wake_up, t + 5, t + 6005, 1);
+    builder.unit(0, u, 1, t, t + 6010, t + 6900, t + 7000, kSendOfTypeTo, u < 4 ? 2 : 1);
+    t += 7000;
+  }
+  builder.chore(0, Chore::wake_up, t + 5, t + 105, 1);
+  builder.unit(0, 5, 1, t, t + 110, t + 2000, t + 2100, kSendOfTypeTo, 1);
+  t += 2100;
+  builder.unit(1, 6, 2, 0, 10, t - 100, t, kSendOfTypeTo, 1);
+  const trace::Trace trace = read_back(builder, "waking");
+  const visualize::Report report = visualize::build_report(trace);
+  EXPECT_EQ(report.overhead.wake_up, 3u * 6000u + 100u);
+  const visualize::Hint* hint = hint_of(report, "waking-cores");
+  ASSERT_NE(hint, nullptr);
+  EXPECT_EQ(hint->lost, 3u * 6000u + 100u);
+  EXPECT_EQ(hint->site, "app.cpp:9");
+  EXPECT_NE(hint->message.find("4 wake-ups, 3 of them of a parked core"), std::string::npos) << hint->message;
+  EXPECT_TRUE(std::any_of(report.hints.begin(), report.hints.end(), [](const visualize::Hint& h) { return h.rule == "waking-cores"; }))
+      << "18 us of a 2 x 24 us run is worth tuning";
+}
+
+// Runs without chores (simulated machines, traces before format 3.2) get no such hint.
+TEST(Report, NoWakingCoresWithoutChores) {
+  const trace::Trace trace = test_support::read_written([](const std::string& p) { test_support::write_rendezvous_trace(p); },
+                                                       "report_no_chores");
+  EXPECT_EQ(hint_of(visualize::build_report(trace), "waking-cores"), nullptr);
+}
+
 // A core that creates a VP for a parked core pays the kernel call that wakes it. The report books
 // it as waking cores, not as the creator's assigner (where a VM's 15-50 us wake-ups hid before).
 TEST(Report, WakingAParkedCoreIsTheWakersWakeUp) {
@@ -344,6 +392,11 @@ TEST(Report, WakingAParkedCoreIsTheWakersWakeUp) {
   EXPECT_GE(report.overhead.wake_up, wake_ticks);
   EXPECT_EQ(report.summary.cores.at(0).wake_ups, wake_ticks);
   EXPECT_EQ(report.lost.work + report.lost.total, report.lost.core_time);
+  // The hint (above or below the line, as its share decides) names the create_vp call above.
+  const visualize::Hint* hint = hint_of(report, "waking-cores");
+  ASSERT_NE(hint, nullptr);
+  EXPECT_EQ(hint->lost, report.overhead.wake_up);
+  EXPECT_NE(hint->site.find("report_test.cpp:"), std::string::npos) << hint->site;
 }
 
 // The paper's 3.4.6: VP 1 is granted the singleton at 10, but a worker runs first on its core,
