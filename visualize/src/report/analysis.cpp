@@ -251,6 +251,17 @@ std::uint64_t Ledger::claim(std::size_t entry) {
   return e.ticks;
 }
 
+std::uint64_t Ledger::claim_kind(LossKind kind, std::vector<std::uint32_t>& cores) {
+  std::uint64_t taken = 0;
+  for (std::size_t i = 0; i < analysis_.entries.size(); ++i) {
+    if (analysis_.entries[i].kind != kind) continue;
+    const std::uint64_t got = claim(i);
+    taken += got;
+    if (got > 0) cores.push_back(analysis_.entries[i].core);
+  }
+  return taken;
+}
+
 std::uint64_t Ledger::claim_within(std::size_t entry, std::uint64_t begin, std::uint64_t end) {
   LossEntry e = analysis_.entries[entry];
   if (e.owner != kNone || is_overhead(e.kind) || e.kind == LossKind::os || e.kind == LossKind::unrecorded) return 0;

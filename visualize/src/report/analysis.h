@@ -100,6 +100,8 @@ class Ledger {
   Ledger(Analysis& analysis, std::uint32_t rule) : analysis_(analysis), rule_(rule) {}
   // claim takes a whole unowned entry.
   std::uint64_t claim(std::size_t entry);
+  // claim_kind takes every unowned entry of `kind` and adds the cores it took from to `cores`.
+  std::uint64_t claim_kind(LossKind kind, std::vector<std::uint32_t>& cores);
   // claim_within takes the part of an unowned span entry inside [begin, end), cutting it there.
   std::uint64_t claim_within(std::size_t entry, std::uint64_t begin, std::uint64_t end);
   // claim_windows takes, of every unowned span entry `accept` admits for a window, its part

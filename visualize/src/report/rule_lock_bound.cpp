@@ -18,14 +18,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     if (e.kind == LossKind::lock_wait && e.owner == kNone) lock += e.ticks;
   }
   if (overhead == 0 || static_cast<double>(lock) <= kLockShare * static_cast<double>(overhead)) return;
-  std::uint64_t lost = 0;
   std::vector<std::uint32_t> cores;
-  for (std::size_t i = 0; i < a.entries.size(); ++i) {
-    if (a.entries[i].kind != LossKind::lock_wait) continue;
-    const std::uint64_t got = ledger.claim(i);
-    lost += got;
-    if (got > 0) cores.push_back(a.entries[i].core);
-  }
+  const std::uint64_t lost = ledger.claim_kind(LossKind::lock_wait, cores);
   out.hints.push_back(make_hint(
       "lock-contention",
       "waiting for the runtime lock took " + a.ms(lost) + " of core time (" + detail::fixed(100 * a.share(lost), 1) +

@@ -32,14 +32,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     ticks_by_site[after == units.begin() ? std::string() : a.site_of(*(after - 1))] += ticks;
   }
   if (wake_ups == 0) return;
-  std::uint64_t lost = 0;
   std::vector<std::uint32_t> cores;
-  for (std::size_t i = 0; i < a.entries.size(); ++i) {
-    if (a.entries[i].kind != LossKind::wake_up) continue;
-    const std::uint64_t got = ledger.claim(i);
-    lost += got;
-    if (got > 0) cores.push_back(a.entries[i].core);
-  }
+  const std::uint64_t lost = ledger.claim_kind(LossKind::wake_up, cores);
   if (lost == 0) return;
   const auto site = std::max_element(ticks_by_site.begin(), ticks_by_site.end(),
                                      [](const auto& x, const auto& y) { return x.second < y.second; });
