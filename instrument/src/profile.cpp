@@ -1,5 +1,6 @@
 #include "moirai/instrument/profile.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -14,8 +15,14 @@ namespace {
 struct alignas(64) CoreProfile {
   std::uint64_t units = 0, work = 0, communication = 0, lock_wait = 0, handlers = 0, assigner = 0,
                 idle = 0;
+  // chores: the runtime's work after its lock (waking cores, VP shells), outside the assigner's
+  // bracket; one inside an idle stretch is taken out of the idle.
+  std::uint64_t chores = 0;
   std::uint64_t mark = 0;      // start of the current segment
   std::uint64_t lock_mark = 0;
+  std::uint64_t chore_mark = 0;
+  bool in_idle = false;
+  std::uint64_t idle_chores = 0;  // chores inside the current idle stretch
   std::vector<std::uint64_t> construct_count, construct_ticks;
 };
 
@@ -100,13 +107,28 @@ void Profile::lock_wait_end(CoreId core, CoreId) {
   p.lock_wait += impl_->now(core) - p.lock_mark;  // part of communication or decision, shown apart
 }
 
-void Profile::idle_begin(CoreId core) { impl_->cores[core].mark = impl_->now(core); }
+void Profile::idle_begin(CoreId core) {
+  CoreProfile& p = impl_->cores[core];
+  p.mark = impl_->now(core);
+  p.in_idle = true;
+  p.idle_chores = 0;
+}
 
 void Profile::idle_end(CoreId core) {
   CoreProfile& p = impl_->cores[core];
   const std::uint64_t now = impl_->now(core);
-  p.idle += now - p.mark;
+  p.idle += now - p.mark - std::min(p.idle_chores, now - p.mark);
+  p.in_idle = false;
   p.mark = now;
+}
+
+void Profile::chore_begin(CoreId core) { impl_->cores[core].chore_mark = impl_->now(core); }
+
+void Profile::chore_end(CoreId core, Chore, std::uint32_t) {
+  CoreProfile& p = impl_->cores[core];
+  const std::uint64_t ticks = impl_->now(core) - p.chore_mark;
+  p.chores += ticks;
+  if (p.in_idle) p.idle_chores += ticks;
 }
 
 void Profile::print(std::ostream& out) const {
@@ -114,15 +136,15 @@ void Profile::print(std::ostream& out) const {
   const auto ms = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * 1e3 / rt.hz; };
   char line[256];
   out << "profile (" << rt.language << ", " << rt.cores.size() << " cores; times in ms)\n";
-  std::snprintf(line, sizeof line, "%5s %10s %10s %10s %10s %10s %10s %10s %7s\n", "core", "units",
-                "work", "comm", "(lock)", "handlers", "assigner", "idle", "work%");
+  std::snprintf(line, sizeof line, "%5s %10s %10s %10s %10s %10s %10s %10s %10s %7s\n", "core", "units",
+                "work", "comm", "(lock)", "handlers", "assigner", "chores", "idle", "work%");
   out << line;
   for (std::size_t k = 0; k < rt.cores.size(); ++k) {
     const CoreProfile& p = rt.cores[k];
-    const double total = ms(p.work + p.communication + p.handlers + p.assigner + p.idle);
-    std::snprintf(line, sizeof line, "%5zu %10llu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %6.1f%%\n",
+    const double total = ms(p.work + p.communication + p.handlers + p.assigner + p.chores + p.idle);
+    std::snprintf(line, sizeof line, "%5zu %10llu %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %6.1f%%\n",
                   k, static_cast<unsigned long long>(p.units), ms(p.work), ms(p.communication),
-                  ms(p.lock_wait), ms(p.handlers), ms(p.assigner), ms(p.idle),
+                  ms(p.lock_wait), ms(p.handlers), ms(p.assigner), ms(p.chores), ms(p.idle),
                   total > 0 ? 100.0 * ms(p.work) / total : 0.0);
     out << line;
   }

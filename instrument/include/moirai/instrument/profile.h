@@ -38,6 +38,8 @@ class Profile final : public RuntimeObserver {
   void lock_wait_end(CoreId core, CoreId released_by) override;
   void idle_begin(CoreId core) override;
   void idle_end(CoreId core) override;
+  void chore_begin(CoreId core) override;
+  void chore_end(CoreId core, Chore chore, std::uint32_t cores) override;
 
  private:
   struct Impl;
