@@ -2,7 +2,8 @@
 // the post-processor at scale (bench/scale_bench.sh). The run is simulated, not drawn at random
 // record by record, so its records obey what a recorded SSR run obeys: each core's time is tiled
 // by units and idle spans, every freed unit has the constraint that freed it, and a VP's units
-// follow one another. Same flags, same seed: the same file, byte for byte.
+// follow one another; one unit in ten follows a wake-up chore of its core. Same flags, same seed:
+// the same file, byte for byte.
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
@@ -157,6 +158,9 @@ class SyntheticRun {
     r.vp = id;
     r.assign = free_at_[core];
     r.begin = r.assign + rng_.between(150, 400);
+    // One unit in ten starts after its core woke another (a chore after the lock, format 3.2): the
+    // wake-up lies in this unit's decision span, as on real cores.
+    if (cores_ > 1 && rng_.next() % 10 == 0) out_.chore(core, moirai::Chore::wake_up, r.assign + 10, r.begin - 10, 1);
     std::uint64_t work = 0;
     if (id == kCreator) {
       work = rng_.between(1500, 4000);
