@@ -25,22 +25,13 @@ void compressed_rows(std::size_t rows, const std::vector<std::pair<std::uint32_t
 
 }  // namespace
 
-ExportModel::ExportModel(const trace::Trace& trace_in) : trace(trace_in), graph(build_unit_graph(trace_in)) {
+ExportModel::ExportModel(const trace::Trace& trace_in) : trace(trace_in), graph(build_unit_graph(trace_in)), chores_(trace_in) {
   origin = graph.origin;
   ns_per_tick_ = trace.clock_hz > 0 ? 1e9 / trace.clock_hz : 1;
   const std::size_t count = graph.nodes.size();
   core_nodes_.resize(trace.core_count);
   core_idle_.resize(trace.core_count);
   core_user_events_.resize(trace.core_count);
-  core_chores_.resize(trace.core_count);
-  for (std::uint32_t i = 0; i < trace.chores.size(); ++i) {
-    if (trace.chores[i].core < trace.core_count) core_chores_[trace.chores[i].core].push_back(i);
-  }
-  for (auto& chores : core_chores_) {
-    std::stable_sort(chores.begin(), chores.end(), [&](std::uint32_t a, std::uint32_t b) {
-      return trace.chores[a].record.begin < trace.chores[b].record.begin;
-    });
-  }
   for (std::uint32_t n = 0; n < count; ++n) {
     if (graph.nodes[n].core < trace.core_count) core_nodes_[graph.nodes[n].core].push_back(n);
   }

@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "chore_index.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export.h"
 #include "moirai/visualize/unit_graph.h"
@@ -69,25 +70,22 @@ class ExportModel {
   // ending renders a unit's ending construct and call site: "send_of_type_to at file:line".
   std::string ending(const trace::UnitRecord& record) const;
 
-  // ChoreCursor hands out one core's chores (Trace::chores) in time order: `before(t, emit)` calls
-  // emit(record) for each chore not yet handed out that begins before t. An exporter asks at each
-  // segment boundary, so a chore lands inside the decision or idle span it lies in.
+  // ChoreCursor hands out one core's chores in time order: `before(t, emit)` calls emit(record)
+  // for each chore not yet handed out that begins before t. An exporter asks at each segment
+  // boundary, so a chore lands inside the decision or idle span it lies in.
   class ChoreCursor {
    public:
-    ChoreCursor(const trace::Trace& trace, const std::vector<std::uint32_t>& chores) : trace_(trace), chores_(chores) {}
+    explicit ChoreCursor(const std::vector<const trace::ChoreRecord*>& chores) : chores_(chores) {}
     template <class Emit>
     void before(std::uint64_t time, Emit emit) {
-      for (; next_ < chores_.size() && trace_.chores[chores_[next_]].record.begin < time; ++next_) {
-        emit(trace_.chores[chores_[next_]].record);
-      }
+      for (; next_ < chores_.size() && chores_[next_]->begin < time; ++next_) emit(*chores_[next_]);
     }
 
    private:
-    const trace::Trace& trace_;
-    const std::vector<std::uint32_t>& chores_;
+    const std::vector<const trace::ChoreRecord*>& chores_;
     std::size_t next_ = 0;
   };
-  ChoreCursor chores(std::uint32_t core) const { return ChoreCursor(trace, core_chores_[core]); }
+  ChoreCursor chores(std::uint32_t core) const { return ChoreCursor(chores_.on(core)); }
 
   // walk_core visits one core's idle spans, units and user events in time order. on_unit gets
   // the node and a function that visits the user events before a clock reading, which it calls
@@ -117,7 +115,8 @@ class ExportModel {
 
  private:
   double ns_per_tick_ = 1;
-  std::vector<std::vector<std::uint32_t>> core_nodes_, core_idle_, core_user_events_, core_chores_;
+  std::vector<std::vector<std::uint32_t>> core_nodes_, core_idle_, core_user_events_;
+  ChoreIndex chores_;
   std::vector<std::uint32_t> in_begin_, in_arcs_, out_begin_, out_arcs_;
   std::unordered_map<std::uint64_t, const trace::Trace::Vp*> vps_;
 };

@@ -2,6 +2,7 @@
 
 #include "moirai/visualize/os_load.h"
 
+#include "chore_index.h"
 #include "construct_views.h"
 #include "text_format.h"
 
@@ -41,11 +42,19 @@ RunSummary summarize(const trace::Trace& trace) {
   }
   summary.counter_totals.reserve(trace.counters.size());
   for (const std::string& name : trace.counters) summary.counter_totals.emplace_back(name, 0);
+  // A chore lies inside a decision span or an idle span: it is taken out of the one it is in.
+  const detail::ChoreIndex chores(trace);
+  const auto chores_in = [&](CoreTime& core, std::uint32_t on, std::uint64_t begin, std::uint64_t end) {
+    const detail::ChoreIndex::Ticks in = chores.inside(on, begin, end);
+    core.wake_ups += in.wake;
+    core.vp_shells += in.shell;
+    return std::min(in.total(), end - begin);
+  };
   for (const trace::Unit& unit : trace.units) {
     const trace::UnitRecord& r = unit.record;
     CoreTime& core = summary.cores.at(unit.core);
     ++core.units;
-    core.decision += r.begin - r.assign;
+    core.decision += r.begin - r.assign - chores_in(core, unit.core, r.assign, r.begin);
     core.work += unit.work();
     core.os_taken += unit.taken;
     core.communication += r.handler - r.end;
@@ -53,30 +62,14 @@ RunSummary summarize(const trace::Trace& trace) {
     core.constraint_update += r.handler_end - r.handler;
     for (std::size_t i = 0; i < unit.counters.size(); ++i) summary.counter_totals[i].second += unit.counters[i];
   }
-  std::vector<std::vector<std::pair<std::uint64_t, std::uint64_t>>> idle_on_core(trace.core_count);
   for (const trace::Span& idle : trace.idle) {
-    summary.cores.at(idle.core).idle += idle.end - idle.begin;
-    idle_on_core[idle.core].emplace_back(idle.begin, idle.end);
+    CoreTime& core = summary.cores.at(idle.core);
+    core.idle += idle.end - idle.begin - chores_in(core, idle.core, idle.begin, idle.end);
   }
-  // A chore lies inside a decision span or an idle span: it is taken out of the one it is in.
-  for (auto& spans : idle_on_core) std::sort(spans.begin(), spans.end());
   for (const trace::Trace::ChoreSpan& chore : trace.chores) {
     if (chore.core >= trace.core_count) continue;
     CoreTime& core = summary.cores[chore.core];
-    const std::uint64_t length = chore.record.end - chore.record.begin;
-    const auto& spans = idle_on_core[chore.core];
-    auto it = std::partition_point(spans.begin(), spans.end(), [&](const auto& s) { return s.second <= chore.record.begin; });
-    std::uint64_t in_idle = 0;
-    for (; it != spans.end() && it->first < chore.record.end; ++it) {
-      in_idle += std::min(it->second, chore.record.end) - std::max(it->first, chore.record.begin);
-    }
-    in_idle = std::min(in_idle, core.idle);
-    const std::uint64_t in_decision = std::min(length - std::min(in_idle, length), core.decision);
-    core.idle -= in_idle;
-    core.decision -= in_decision;
-    const bool wake = chore.record.chore == static_cast<std::uint16_t>(Chore::wake_up);
-    (wake ? core.wake_ups : core.vp_shells) += in_idle + in_decision;
-    ++(wake ? core.wake_up_count : core.vp_shell_count);
+    ++(chore.record.chore == static_cast<std::uint16_t>(Chore::wake_up) ? core.wake_up_count : core.vp_shell_count);
   }
   summary.bytes_per_unit = summary.units ? static_cast<double>(trace.bytes) / static_cast<double>(summary.units) : 0;
   return summary;

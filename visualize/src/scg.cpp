@@ -14,6 +14,7 @@
 
 #include "moirai/visualize/run_summary.h"
 #include "moirai/visualize/unit_graph.h"
+#include "chore_index.h"
 #include "construct_views.h"
 #include "text_format.h"
 
@@ -158,19 +159,20 @@ void add_critical_path(ScgLayout& layout, const trace::Trace& trace, const Previ
   const CriticalPath path = critical_path(graph, trace);
   layout.critical_units = path.nodes.size();
   layout.critical_work = path.work;
-  std::optional<std::pair<std::size_t, double>> previous;
+  constexpr std::size_t kNoBlock = SIZE_MAX;
+  std::size_t previous = kNoBlock;  // the block of the path's previous unit
   std::uint64_t previous_unit = 0;
   for (std::uint32_t n : path.nodes) {
     const std::uint64_t unit = graph.nodes[n].unit;
     const auto drawn = block_of(unit);
     if (drawn) layout.blocks[drawn->first].critical = true;
-    if (drawn && previous && drawn->first != previous->first) {
-      const ScgBlock& tail = layout.blocks[previous->first];
+    if (drawn && previous != kNoBlock && drawn->first != previous) {
+      const ScgBlock& tail = layout.blocks[previous];
       const trace::UnitRecord* from = units.record(previous_unit);
       const double from_y = std::clamp(from ? y_of(from->end) : tail.y + tail.height, tail.y, tail.y + tail.height);
-      layout.arcs.push_back(ScgArc{previous->first, drawn->first, kCriticalPathArc, from_y, drawn->second});
+      layout.arcs.push_back(ScgArc{previous, drawn->first, kCriticalPathArc, from_y, drawn->second});
     }
-    previous = drawn;
+    previous = drawn ? drawn->first : kNoBlock;
     previous_unit = unit;
   }
 }
@@ -245,27 +247,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
 
   std::unordered_map<std::uint32_t, std::vector<const trace::Unit*>> per_core;
   for (const trace::Unit& unit : trace.units) per_core[unit.core].push_back(&unit);
-  // Each core's chores by begin, to find those inside a unit's decision span.
-  std::unordered_map<std::uint32_t, std::vector<const trace::ChoreRecord*>> chores_on;
-  for (const trace::Trace::ChoreSpan& chore : trace.chores) chores_on[chore.core].push_back(&chore.record);
-  for (auto& [core, list] : chores_on) {
-    std::sort(list.begin(), list.end(), [](const auto* a, const auto* b) { return a->begin < b->begin; });
-  }
-  struct Chores {
-    std::uint64_t wake = 0, shell = 0;
-  };
-  const auto chores_in = [&](std::uint32_t core, std::uint64_t begin, std::uint64_t end) {
-    Chores in;
-    auto found = chores_on.find(core);
-    if (found == chores_on.end()) return in;
-    const auto& list = found->second;
-    auto it = std::partition_point(list.begin(), list.end(), [&](const auto* c) { return c->end <= begin; });
-    for (; it != list.end() && (*it)->begin < end; ++it) {
-      const std::uint64_t ticks = std::min((*it)->end, end) - std::max((*it)->begin, begin);
-      ((*it)->chore == static_cast<std::uint16_t>(Chore::wake_up) ? in.wake : in.shell) += ticks;
-    }
-    return in;
-  };
+  const detail::ChoreIndex chore_index(trace);  // the chores inside each unit's decision span
   const VpNames vps(trace);
   const PreviousUnits previous_units(trace);
   struct Drawn {
@@ -285,9 +267,9 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
       if (r.handler_end <= window_begin || r.assign >= window_end) continue;
       const double y = y_of(r.assign);
       const double height = y_of(r.handler_end) - y;
-      const Chores chores = chores_in(core, r.assign, r.begin);
-      const std::uint64_t decide = r.begin - r.assign - std::min(chores.wake + chores.shell, r.begin - r.assign);
-      if (chores.wake + chores.shell > 0) layout.chores_any = true;
+      const detail::ChoreIndex::Ticks chores = chore_index.inside(core, r.assign, r.begin);
+      const std::uint64_t decide = r.begin - r.assign - std::min(chores.total(), r.begin - r.assign);
+      if (chores.total() > 0) layout.chores_any = true;
       double rate = -1;
       if (miss) {
         const double denominator = instructions ? static_cast<double>(unit->counters[*instructions])

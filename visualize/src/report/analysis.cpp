@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "../chore_index.h"
 #include "../text_format.h"
 #include "moirai/visualize/run_summary.h"
 
@@ -82,24 +83,14 @@ std::uint64_t waits_inside(const std::vector<Interval>& waits, std::uint64_t beg
   return sum;
 }
 
-// ChoreInterval is a runtime chore on one core, from a chore record, with the loss it is.
-struct ChoreInterval {
-  std::uint64_t begin, end;
-  LossKind kind;  // wake_up, or create for a VP shell
-};
-
-// chores_inside adds the chores (sorted by begin, disjoint) inside [begin, end) to `totals` by
-// kind and returns their sum.
-std::uint64_t chores_inside(const std::vector<ChoreInterval>& chores, std::uint64_t begin, std::uint64_t end,
-                            std::uint64_t* totals) {
-  std::uint64_t sum = 0;
-  auto it = std::partition_point(chores.begin(), chores.end(), [&](const ChoreInterval& c) { return c.end <= begin; });
-  for (; it != chores.end() && it->begin < end; ++it) {
-    const std::uint64_t inside = overlap(it->begin, it->end, begin, end);
-    totals[static_cast<int>(it->kind)] += inside;
-    sum += inside;
-  }
-  return sum;
+// take_chores books the chores of `core` inside [begin, end) (chore_index.h) in `totals`, a
+// wake-up as waking cores, a VP shell as creation, and returns their sum.
+std::uint64_t take_chores(const detail::ChoreIndex& chores, std::uint32_t core, std::uint64_t begin, std::uint64_t end,
+                          std::uint64_t* totals) {
+  const detail::ChoreIndex::Ticks in = chores.inside(core, begin, end);
+  totals[static_cast<int>(LossKind::wake_up)] += in.wake;
+  totals[static_cast<int>(LossKind::create)] += in.shell;
+  return in.total();
 }
 
 // unit_record_cost is what recording one unit cost, in ticks, as the trace measured it at its
@@ -154,16 +145,8 @@ Analysis analyse(const trace::Trace& trace) {
   for (auto& w : waits) {
     std::sort(w.begin(), w.end(), [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
   }
-  // Chores per core: they lie inside decision and idle spans, and are taken out of them.
-  std::vector<std::vector<ChoreInterval>> chores(trace.core_count);
-  for (const trace::Trace::ChoreSpan& c : trace.chores) {
-    if (c.core >= trace.core_count || c.record.end <= c.record.begin) continue;
-    const bool wake = c.record.chore == static_cast<std::uint16_t>(Chore::wake_up);
-    chores[c.core].push_back({c.record.begin, c.record.end, wake ? LossKind::wake_up : LossKind::create});
-  }
-  for (auto& c : chores) {
-    std::sort(c.begin(), c.end(), [](const ChoreInterval& x, const ChoreInterval& y) { return x.begin < y.begin; });
-  }
+  // Chores lie inside decision and idle spans, and are taken out of them.
+  const detail::ChoreIndex chores(trace);
   std::vector<std::vector<std::size_t>> idle_on_core(trace.core_count);
   for (std::size_t i = 0; i < trace.idle.size(); ++i) {
     if (trace.idle[i].core < trace.core_count) idle_on_core[trace.idle[i].core].push_back(i);
@@ -179,7 +162,7 @@ Analysis analyse(const trace::Trace& trace) {
       a.work += unit.work();
       totals[static_cast<int>(LossKind::os)] += (r.end - r.begin) - unit.work();
       const std::uint64_t before_assigner = waits_inside(waits[core], r.assign, r.begin);
-      const std::uint64_t chored = chores_inside(chores[core], r.assign, r.begin, totals);
+      const std::uint64_t chored = take_chores(chores, core, r.assign, r.begin, totals);
       totals[static_cast<int>(LossKind::decision)] += (r.begin - r.assign) - std::min(before_assigner + chored, r.begin - r.assign);
       // After the unit the record marks the wait ([end, locked)); a trace that did not mark it
       // still has the handoff records.
@@ -201,7 +184,7 @@ Analysis analyse(const trace::Trace& trace) {
       core_last = std::max(core_last, idle.end);
       const std::uint64_t locked = waits_inside(waits[core], idle.begin, idle.end);
       totals[static_cast<int>(LossKind::lock_wait)] += locked;
-      const std::uint64_t chored = std::min(chores_inside(chores[core], idle.begin, idle.end, totals), idle.end - idle.begin - locked);
+      const std::uint64_t chored = std::min(take_chores(chores, core, idle.begin, idle.end, totals), idle.end - idle.begin - locked);
       LossEntry entry{.core = core, .begin = idle.begin, .end = idle.end, .ticks = idle.end - idle.begin - locked - chored,
                       .span = static_cast<std::uint32_t>(i)};
       // The unit that ended the idle span is the next one on the core, freed by its latest constraint.
