@@ -14,12 +14,14 @@
 #include <set>
 #include <sstream>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <vector>
 
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export.h"
 #include "support/known_traces.h"
+#include "support/perfetto_trace_reader.h"
 #include "support/trace_builder.h"
 
 namespace {
@@ -184,7 +186,9 @@ TEST(ExportOtf2, RefusesADirectoryWithFiles) {
 std::int64_t ns_of(const nlohmann::json& value) { return std::llround(value.get<double>() * 1000); }
 
 // check_perfetto parses the JSON and checks its shape: slices nest per track, times never go back
-// per track, every flow has both ends inside a slice, and the counts match the trace.
+// per track, every flow's start and end are bound to unit slices as Chrome DevTools binds them
+// (the slice with the same ts, pid, tid and cat; the Trace Event Format's enclosing slice, "bp":"e"
+// for the end), and the counts match the trace.
 void check_perfetto(const std::string& trace_path, const std::string& name) {
   const trace::Trace trace = trace::read_trace(trace_path);
   const Expected e = expected_of(trace);
@@ -196,15 +200,32 @@ void check_perfetto(const std::string& trace_path, const std::string& name) {
   using Track = std::pair<std::int64_t, std::string>;  // pid, tid (or counter name)
   std::map<Track, std::int64_t> last;
   std::map<Track, std::vector<std::int64_t>> open;  // ends of the slices enclosing the current time
-  struct Flow { int starts = 0, ends = 0; std::string category; };
+  using Binding = std::tuple<std::int64_t, std::int64_t, std::int64_t, std::string>;  // ts, pid, tid, cat
+  std::set<Binding> unit_starts;
+  struct Flow { int starts = 0, ends = 0; std::int64_t start_tid = -1, end_tid = -1; };
   std::map<std::int64_t, Flow> flows;
+  std::vector<std::pair<Binding, std::string>> flow_bindings;
   std::uint64_t unit_slices = 0, vp_slices = 0, instants = 0, counter_events = 0;
   for (const nlohmann::json& event : json["traceEvents"]) {
     const std::string phase = event.at("ph");
     if (phase == "M") continue;
     const std::int64_t ts = ns_of(event.at("ts"));
-    const Track track{event.at("pid").get<std::int64_t>(),
-                      phase == "C" ? event.at("name").get<std::string>() : std::to_string(event.at("tid").get<std::int64_t>())};
+    const std::int64_t pid = event.at("pid").get<std::int64_t>();
+    if (phase == "s" || phase == "f") {  // written after the slices, each start before its end
+      const std::int64_t tid = event.at("tid").get<std::int64_t>();
+      flow_bindings.push_back({{ts, pid, tid, event.at("cat")}, event.dump()});
+      Flow& flow = flows[event.at("id").get<std::int64_t>()];
+      if (phase == "s") {
+        EXPECT_EQ(flow.ends, 0) << name << ": a flow's end before its start: " << event.dump();
+      }
+      (phase == "s" ? flow.starts : flow.ends) += 1;
+      (phase == "s" ? flow.start_tid : flow.end_tid) = tid;
+      if (phase == "f") {
+        EXPECT_EQ(event.value("bp", ""), "e") << name << ": a flow end binds to its enclosing slice";
+      }
+      continue;
+    }
+    const Track track{pid, phase == "C" ? event.at("name").get<std::string>() : std::to_string(event.at("tid").get<std::int64_t>())};
     EXPECT_GE(ts, last[track]) << name << ": time goes back on track " << track.second << " at " << event.dump();
     last[track] = ts;
     auto& stack = open[track];
@@ -213,29 +234,29 @@ void check_perfetto(const std::string& trace_path, const std::string& name) {
       while (!stack.empty() && stack.back() <= ts) stack.pop_back();
       EXPECT_TRUE(stack.empty() || end <= stack.back()) << name << ": slice does not nest: " << event.dump();
       stack.push_back(end);
-      if (event.value("cat", "") == "unit") ++unit_slices;
+      if (event.value("cat", "") == "unit") {
+        ++unit_slices;
+        EXPECT_TRUE(unit_starts.insert({ts, pid, event.at("tid").get<std::int64_t>(), "unit"}).second)
+            << name << ": two unit slices share a flow binding: " << event.dump();
+      }
       if (event.at("pid") == 2) ++vp_slices;
-    } else if (phase == "s" || phase == "f") {
-      while (!stack.empty() && stack.back() < ts) stack.pop_back();
-      EXPECT_FALSE(stack.empty()) << name << ": flow end outside every slice: " << event.dump();
-      Flow& flow = flows[event.at("id").get<std::int64_t>()];
-      (phase == "s" ? flow.starts : flow.ends) += 1;
-      flow.category = event.at("cat");
     } else if (phase == "i") {
       ++instants;
     } else if (phase == "C") {
       ++counter_events;
     }
   }
+  for (const auto& [binding, text] : flow_bindings) EXPECT_TRUE(unit_starts.count(binding)) << name << ": flow event bound to no unit slice: " << text;
   std::uint64_t cross = 0;
   for (const auto& [id, flow] : flows) {
     EXPECT_EQ(flow.starts, 1) << name << ": flow " << id;
     EXPECT_EQ(flow.ends, 1) << name << ": flow " << id;
-    cross += flow.category == "cross-core";
+    cross += flow.start_tid != flow.end_tid;
   }
   EXPECT_EQ(unit_slices, e.units) << name;
   EXPECT_EQ(vp_slices, e.units) << name;
   EXPECT_EQ(flows.size(), e.constraints) << name;
+  EXPECT_EQ(counts.arcs, e.constraints) << name;
   EXPECT_EQ(cross, e.cross_core) << name;
   EXPECT_EQ(counts.cross_core, e.cross_core) << name;
   EXPECT_EQ(instants, trace.user_events.size()) << name;
@@ -254,7 +275,7 @@ TEST(ExportPerfetto, KnownTraceIsWellFormedWithAFlowPerConstraint) {
   const nlohmann::json json = nlohmann::json::parse(file);
   bool found = false;
   for (const nlohmann::json& event : json["traceEvents"]) {
-    if (event.value("cat", "") != "unit" || event["args"]["unit"] != 4) continue;
+    if (event["ph"] != "X" || event.value("cat", "") != "unit" || event["args"]["unit"] != 4) continue;
     found = true;
     EXPECT_EQ(event["name"], "main \"seed\" #1");
     EXPECT_EQ(event["args"]["vp"], 1);
@@ -269,17 +290,136 @@ TEST(ExportPerfetto, KnownTraceIsWellFormedWithAFlowPerConstraint) {
   std::remove(path.c_str());
 }
 
+// The recorded runs both Perfetto exports are checked on (tests/fuzz/corpus/trace_reader/NAME.mtrace).
+constexpr const char* kPerfettoRecordedRuns[] = {"ping_pong", "singleton_counters", "deadlock", "cut", "chores_real2"};
+
 TEST(ExportPerfetto, RecordedRunsAreWellFormed) {
-  check_perfetto(corpus("ping_pong.mtrace"), "ping_pong");
-  check_perfetto(corpus("singleton_counters.mtrace"), "singleton_counters");
-  check_perfetto(corpus("deadlock.mtrace"), "deadlock");
-  check_perfetto(corpus("cut.mtrace"), "cut");
-  check_perfetto(corpus("chores_real2.mtrace"), "chores_real2");
+  for (const char* run : kPerfettoRecordedRuns) check_perfetto(corpus(std::string(run) + ".mtrace"), run);
 }
 
 TEST(ExportPerfetto, UnwritableOutputIsAnExportError) {
   const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
   EXPECT_THROW(visualize::export_perfetto(trace, "/nonexistent/dir/x.json"), visualize::ExportError);
+  EXPECT_THROW(visualize::export_perfetto_proto(trace, "/nonexistent/dir/x.pftrace"), visualize::ExportError);
+}
+
+// ---- Perfetto protobuf -------------------------------------------------------------------------
+
+std::string file_bytes(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), std::istreambuf_iterator<char>());
+}
+
+// check_perfetto_proto reads the protobuf export back with the strict reader
+// (support/perfetto_trace_reader.h) and checks it against the trace: no error the trace processor
+// would meet, a unit slice per unit on its core's track, every life-line segment and chore, a flow
+// per constraint with both ends bound to unit slices (the freeing one beginning first), the user
+// events, two counter values per unit and counter.
+test_support::PerfettoTrace check_perfetto_proto(const std::string& trace_path, const std::string& name) {
+  const trace::Trace trace = trace::read_trace(trace_path);
+  const Expected e = expected_of(trace);
+  const std::string out = scratch("perfetto_proto_" + name) + ".pftrace";
+  const visualize::ExportCounts counts = visualize::export_perfetto_proto(trace, out);
+  const std::string bytes = file_bytes(out);
+  std::remove(out.c_str());
+  EXPECT_EQ(counts.bytes, bytes.size()) << name;
+  test_support::PerfettoTrace read = test_support::read_perfetto_trace(bytes);
+  for (const std::string& error : read.errors) ADD_FAILURE() << name << ": " << error;
+  std::map<std::uint64_t, std::uint32_t> core_of_track;
+  for (std::uint32_t core = 0; core < trace.core_count; ++core) {
+    for (const auto& [uuid, track] : read.tracks) {
+      if (track == "core " + std::to_string(core) && !read.counter_tracks[uuid]) core_of_track[uuid] = core;
+    }
+  }
+  EXPECT_EQ(core_of_track.size(), trace.core_count) << name << ": a track per core";
+  const std::set<std::string> segments = {"decision to animate", "work", "communication", "lock wait", "constraint update", "wake-up", "VP shell"};
+  std::uint64_t units = 0, segment_slices = 0, idle = 0;
+  std::set<std::string> unit_ids;
+  for (const test_support::PerfettoSlice& slice : read.slices) {
+    EXPECT_TRUE(core_of_track.count(slice.track)) << name << ": slice " << slice.name << " off the core tracks";
+    EXPECT_GE(slice.end, slice.begin) << name << ": " << slice.name;
+    if (slice.category == "unit") {
+      ++units;
+      EXPECT_EQ(slice.depth, 0u) << name;
+      EXPECT_TRUE(unit_ids.insert(slice.args.count("unit") ? slice.args.at("unit") : "").second) << name << ": unit args";
+    }
+    segment_slices += segments.count(slice.name);
+    idle += slice.name == "idle";
+  }
+  EXPECT_EQ(units, e.units) << name;
+  EXPECT_EQ(counts.units, e.units) << name;
+  EXPECT_EQ(segment_slices, e.segments) << name;
+  EXPECT_EQ(idle, trace.idle.size()) << name;
+  std::uint64_t cross = 0;
+  for (const auto& [id, flow] : read.flows) {
+    if (flow.from == SIZE_MAX || flow.to == SIZE_MAX) continue;  // an error above already
+    const test_support::PerfettoSlice &from = read.slices[flow.from], &to = read.slices[flow.to];
+    EXPECT_EQ(from.category, "unit") << name << ": flow " << id << " starts on " << from.name;
+    EXPECT_EQ(to.category, "unit") << name << ": flow " << id << " ends on " << to.name;
+    EXPECT_LT(from.begin, to.begin) << name << ": flow " << id << ": the freeing unit's slice begins first";
+    cross += from.track != to.track;
+  }
+  EXPECT_EQ(read.flows.size(), e.constraints) << name;
+  EXPECT_EQ(counts.arcs, e.constraints) << name;
+  EXPECT_EQ(cross, e.cross_core) << name;
+  EXPECT_EQ(counts.cross_core, e.cross_core) << name;
+  std::uint64_t user_events = 0;
+  for (const test_support::PerfettoInstant& instant : read.instants) user_events += instant.args.count("phase");
+  EXPECT_EQ(user_events, trace.user_events.size()) << name;
+  std::uint64_t counter_values = 0;
+  for (const auto& [track, values] : read.counter_values) counter_values += values.size();
+  EXPECT_EQ(counter_values, 2 * e.units * e.counters) << name;
+  return read;
+}
+
+TEST(ExportPerfettoProto, KnownTraceReadsBackWhole) {
+  const std::string path = write_full_trace(scratch("full_pp") + ".mtrace");
+  const test_support::PerfettoTrace read = check_perfetto_proto(path, "full");
+  std::remove(path.c_str());
+  // u4 on core 0: its slice from 450 to 520 ns (1 GHz), named by its VP, with its details; its
+  // lock wait nested in its communication; the wake-up in its decision; the freeing u3's flow.
+  const test_support::PerfettoSlice* u4 = nullptr;
+  for (const test_support::PerfettoSlice& slice : read.slices) {
+    if (slice.category == "unit" && slice.args.count("unit") && slice.args.at("unit") == "4") u4 = &slice;
+  }
+  ASSERT_NE(u4, nullptr);
+  EXPECT_EQ(u4->name, "main \"seed\" #1");
+  EXPECT_EQ(u4->begin, 450);
+  EXPECT_EQ(u4->end, 520);
+  EXPECT_EQ(u4->args.at("ended_by"), "end_vp at known.cpp:10");
+  std::map<std::string, std::pair<std::int64_t, std::int64_t>> inside;  // name -> {begin, end} within u4
+  for (const test_support::PerfettoSlice& slice : read.slices) {
+    if (slice.track == u4->track && slice.depth > 0 && slice.begin >= u4->begin && slice.end <= u4->end) inside[slice.name] = {slice.begin, slice.end};
+  }
+  EXPECT_EQ(inside["decision to animate"], std::make_pair(std::int64_t{450}, std::int64_t{455}));
+  EXPECT_EQ(inside["wake-up"], std::make_pair(std::int64_t{451}, std::int64_t{454}));
+  EXPECT_EQ(inside["work"], std::make_pair(std::int64_t{455}, std::int64_t{505}));
+  EXPECT_EQ(inside["lock wait"], std::make_pair(std::int64_t{505}, std::int64_t{508}));
+  EXPECT_EQ(inside["communication"], std::make_pair(std::int64_t{505}, std::int64_t{510}));
+  EXPECT_EQ(inside["constraint update"], std::make_pair(std::int64_t{510}, std::int64_t{520}));
+  bool freed_by_u3 = false;
+  for (const auto& [id, flow] : read.flows) {
+    freed_by_u3 |= &read.slices[flow.to] == u4 && read.slices[flow.from].args.at("unit") == "3";
+  }
+  EXPECT_TRUE(freed_by_u3);
+  // u4's counter deltas at its work's start, back to 0 at its end.
+  std::vector<std::int64_t> instructions;
+  for (const auto& [uuid, name] : read.tracks) {
+    if (name == "core 0 PAPI_TOT_INS") instructions = read.counter_values.at(uuid);
+  }
+  ASSERT_EQ(instructions.size(), 6u);  // three units on core 0
+  EXPECT_EQ(instructions[4], 500);
+  EXPECT_EQ(instructions[5], 0);
+  // The application phase inside u2's work.
+  std::vector<std::string> phases;
+  for (const test_support::PerfettoInstant& instant : read.instants) {
+    if (instant.args.count("phase")) phases.push_back(instant.name + " " + instant.args.at("phase") + " " + std::to_string(instant.time));
+  }
+  EXPECT_EQ(phases, (std::vector<std::string>{"phase one begin 150", "phase one end 250"}));
+}
+
+TEST(ExportPerfettoProto, RecordedRunsReadBackWhole) {
+  for (const char* run : kPerfettoRecordedRuns) check_perfetto_proto(corpus(std::string(run) + ".mtrace"), run);
 }
 
 // ---- SQLite ----------------------------------------------------------------------------------
@@ -406,7 +546,7 @@ TEST(ExportSqliteAndPerfetto, WhatTheOsTookIsLeftOutOfWork) {
   const nlohmann::json json = nlohmann::json::parse(file);
   std::uint64_t with_taken = 0;
   for (const nlohmann::json& event : json["traceEvents"]) {
-    if (event.value("cat", "") != "unit" || !event["args"].contains("os_taken_ns")) continue;
+    if (event["ph"] != "X" || event.value("cat", "") != "unit" || !event["args"].contains("os_taken_ns")) continue;
     ++with_taken;
     EXPECT_EQ(event["args"]["unit"], 2);
     EXPECT_EQ(event["args"]["os_taken_ns"], 40);

@@ -40,8 +40,8 @@ constexpr const char* kHelp =
     "  sweep --param NAME=V1,V2,... -- COMMAND ARGS...\n"
     "                         run COMMAND once per value of {NAME}, record each run and\n"
     "                         compare them: table, CSV, plot, same-scale SCGs, best value\n"
-    "  export TRACE --format otf2|perfetto|sqlite -o OUT\n"
-    "                         the trace for Vampir (OTF2), Perfetto (Trace Event JSON) or SQL\n\n"
+    "  export TRACE --format otf2|perfetto|perfetto-json|sqlite -o OUT\n"
+    "                         the trace for Vampir (OTF2), Perfetto (protobuf or JSON) or SQL\n\n"
     "'moirai COMMAND --help' describes a command. Exit status: 0 done, 2 bad input (flags or a\n"
     "missing, empty or corrupt trace).\n";
 
@@ -415,7 +415,7 @@ int ucc(const std::vector<std::string_view>& args) {
   });
 }
 
-constexpr const char* kExportUsage = "usage: moirai export TRACE --format otf2|perfetto|sqlite -o OUT\n";
+constexpr const char* kExportUsage = "usage: moirai export TRACE --format otf2|perfetto|perfetto-json|sqlite -o OUT\n";
 
 constexpr const char* kExportHelp =
     "\nWrites the trace for the tools people already use (docs/export.md):\n\n"
@@ -424,9 +424,11 @@ constexpr const char* kExportHelp =
     "                      core, a region per life-line segment named by construct and call\n"
     "                      site, cross-core constraints as MPI messages, counters as metrics,\n"
     "                      user events as markers.\n"
-    "  --format perfetto   Chrome Trace Event JSON for ui.perfetto.dev (or chrome://tracing): a\n"
-    "                      track per core with units and their overhead segments nested, a track\n"
-    "                      per VP, a flow arrow per constraint, counter tracks, user events.\n"
+    "  --format perfetto   Perfetto's protobuf trace for ui.perfetto.dev: a track per core with\n"
+    "                      units and their overhead segments nested, a flow arrow per constraint,\n"
+    "                      counter tracks, user events.\n"
+    "  --format perfetto-json  the same as Chrome Trace Event JSON (also chrome://tracing), with a\n"
+    "                      track per VP besides; several times larger.\n"
     "  --format sqlite     an SQLite database (OUT is replaced): cores, VPs, units with their\n"
     "                      life-line segments and counter deltas, constraints, idle spans with\n"
     "                      their cause, the report's hints, the metadata.\n"
@@ -456,8 +458,8 @@ int export_command(const std::vector<std::string_view>& args) {
   if (format == "otf2") {
     exporter = moirai::visualize::export_otf2;
     arcs = "messages (cross-core constraints)";
-  } else if (format == "perfetto") {
-    exporter = moirai::visualize::export_perfetto;
+  } else if (format == "perfetto" || format == "perfetto-json") {
+    exporter = format == "perfetto" ? moirai::visualize::export_perfetto_proto : moirai::visualize::export_perfetto;
     arcs = "flows";
   } else if (format == "sqlite") {
     exporter = moirai::visualize::export_sqlite;
@@ -465,7 +467,7 @@ int export_command(const std::vector<std::string_view>& args) {
   } else if (format.empty()) {
     return bad("no format given (--format otf2, perfetto or sqlite)");
   } else {
-    return bad("--format " + format + ": not one of otf2, perfetto, sqlite");
+    return bad("--format " + format + ": not one of otf2, perfetto, perfetto-json, sqlite");
   }
   if (path.empty()) return bad("no trace file given");
   if (output.empty()) return bad("no output given (-o OUT)");

@@ -25,10 +25,11 @@ echo "moirai stats: $units units; sqlite3: $db_units units, $cross cross-core co
 [ "$db_units" = "$units" ] || fail "sqlite3 counts $db_units units, moirai stats $units"
 [ "$cross" -gt 0 ] || fail "no cross-core constraint on 2 cores"
 
-"$moirai" export "$trace" --format perfetto -o "$dir/run.json" || fail "export perfetto"
+"$moirai" export "$trace" --format perfetto-json -o "$dir/run.json" || fail "export perfetto"
 slices=$(jq '[.traceEvents[] | select(.ph == "X" and .cat == "unit")] | length' "$dir/run.json") || fail "jq cannot parse the JSON"
-flows=$(jq '[.traceEvents[] | select(.ph == "s" and .cat == "cross-core")] | length' "$dir/run.json")
-flow_ends=$(jq '[.traceEvents[] | select(.ph == "f" and .cat == "cross-core")] | length' "$dir/run.json")
+# A flow is cross-core when its start ("s") and end ("f") are on different cores' tracks (tids).
+flows=$(jq '[.traceEvents[] | select(.ph == "s" or .ph == "f")] | group_by(.id) | map(select(length == 2 and .[0].tid != .[1].tid)) | length' "$dir/run.json")
+flow_ends=$(jq '[.traceEvents[] | select(.ph == "s" or .ph == "f")] | group_by(.id) | map(select(.[0].tid != .[1].tid)) | map(.[] | select(.ph == "f")) | length' "$dir/run.json")
 echo "jq: $slices unit slices, $flows cross-core flows ($flow_ends ends)"
 [ "$slices" = "$units" ] || fail "$slices unit slices for $units units"
 [ "$flows" = "$cross" ] && [ "$flow_ends" = "$cross" ] || fail "$flows flows / $flow_ends ends for $cross cross-core constraints"

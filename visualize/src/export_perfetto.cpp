@@ -1,16 +1,21 @@
 // Chrome Trace Event JSON for Perfetto (docs/export.md): process 1 has a track per core with a
 // slice per unit and its life-line segments nested in it, process 2 a track per VP with its
-// units' work. Flow events draw every constraint (the SCG's lines), counter events each core's
-// counters, instant events the user events. Written one core after another, each track in
-// time order.
+// units' work. Flow events draw every constraint (the SCG's lines) between unit slices, counter
+// events each core's counters, instant events the user events. Written one core after another,
+// each track in time order. (The default Perfetto export is protobuf: export_perfetto_proto.cpp.)
 #include "moirai/visualize/export.h"
 
 #include "export_common.h"
 #include "text_format.h"
 
+#include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 namespace moirai::visualize {
 
@@ -36,6 +41,12 @@ class PerfettoWriter {
     names();
     for (std::uint32_t core = 0; core < trace_.core_count; ++core) write_core(core);
     for (std::uint32_t n = 0; n < model_.graph.nodes.size(); ++n) write_vp_slice(n);
+    // Each flow's start, then its end: DevTools pairs them in the order it reads them.
+    for (std::uint32_t a = 0; a < model_.arcs.size(); ++a) {
+      const UnitNode &from = model_.graph.nodes[model_.arcs[a].from], &to = model_.graph.nodes[model_.arcs[a].to];
+      flow('s', a, from.core, from.assign);
+      flow('f', a, to.core, to.assign);
+    }
     out_ << "{\"ph\":\"M\",\"pid\":" << "2,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":2}}\n]}\n";
   }
 
@@ -52,7 +63,35 @@ class PerfettoWriter {
                   std::string_view category) {
     event_head('X', pid, tid, model_.ns(begin));
     out_ << ",\"dur\":";
-    out_.micros(model_.duration_ns(begin, end)) << ",\"name\":" << name << ",\"cat\":\"" << category << '"';
+    duration(pid, model_.ns(begin), model_.ns(end));
+    out_ << ",\"name\":" << name << ",\"cat\":\"" << category << '"';
+  }
+  // duration writes a slice's length in microseconds such that its ts plus it, added in doubles
+  // as Chrome DevTools adds them, never passes the ts its end has as a number, nor the end of an
+  // enclosing slice (on a core's track) that ends at the same time: with three decimals a
+  // rounding bit can put a slice's end past its parent's end or its next sibling's start, and
+  // DevTools then drops a slice from its tree. Where three decimals add up, they are written.
+  void duration(int pid, std::int64_t begin_ns, std::int64_t end_ns) {
+    if (end_ns < begin_ns) {  // a damaged trace: written as it is
+      out_.micros(end_ns - begin_ns);
+      return;
+    }
+    const double begin = static_cast<double>(begin_ns) / 1000;
+    double limit = static_cast<double>(end_ns) / 1000;
+    if (pid == kCoresPid) {
+      while (!enclosing_.empty() && enclosing_.back().first <= begin_ns) enclosing_.pop_back();
+      if (!enclosing_.empty() && enclosing_.back().first == end_ns) limit = std::min(limit, enclosing_.back().second);
+    }
+    double length = limit - begin;
+    for (int step = 0; step < 8 && begin + length > limit; ++step) length = std::nextafter(length, 0.0);
+    if (pid == kCoresPid) enclosing_.emplace_back(end_ns, begin + length);
+    if (length == static_cast<double>(end_ns - begin_ns) / 1000) {
+      out_.micros(end_ns - begin_ns);
+      return;
+    }
+    char text[32];
+    const auto written = std::to_chars(text, text + sizeof text, length);
+    out_ << std::string_view(text, static_cast<std::size_t>(written.ptr - text));
   }
   // slice writes a complete event without args.
   void slice(int pid, std::uint64_t tid, std::uint64_t begin, std::uint64_t end, std::string_view name,
@@ -91,6 +130,11 @@ class PerfettoWriter {
     return json_text(endings_, (std::uint64_t{r.ended_by} << 32) | r.site, [&] { return model_.ending(r); });
   }
 
+  // flow writes one end of a constraint's flow, bound to the unit slice that begins at `tick` on
+  // `core`: the freeing unit's for the start ('s'), the freed unit's for the end ('f'). The
+  // Trace Event Format binds a start to the slice enclosing it and an end with "bp":"e" to its
+  // enclosing slice too; Chrome DevTools binds a flow event to the slice with the same ts, pid,
+  // tid and cat. Both hold at the unit slice's own start, with the unit's category.
   void flow(char phase, std::uint32_t arc_index, std::uint32_t core, std::uint64_t tick) {
     const detail::ExportModel::Arc& arc = model_.arcs[arc_index];
     event_head(phase, kCoresPid, core, model_.ns(tick));
@@ -98,9 +142,7 @@ class PerfettoWriter {
     out_.number(arc_index + 1) << ",\"name\":"
                                << json_text(constructs_, trace_.constraints[arc.constraint].construct,
                                             [&] { return trace_.construct_name(trace_.constraints[arc.constraint].construct); })
-                               << ",\"cat\":\"" << (arc.cross_core ? "cross-core" : "same-core") << '"';
-    // A flow's end binds to the slice enclosing it (the freed unit), not to the next slice to
-    // begin; a start always binds to its enclosing slice (the freeing unit).
+                               << ",\"cat\":\"unit\"";
     out_ << (phase == 'f' ? ",\"bp\":\"e\"},\n" : "},\n");
   }
 
@@ -144,6 +186,7 @@ class PerfettoWriter {
   }
 
   void write_core(std::uint32_t core) {
+    enclosing_.clear();
     // The core's chores, each drawn inside the decision or idle slice it lies in.
     auto chores = model_.chores(core);
     const auto chores_before = [&](std::uint64_t time) {
@@ -172,7 +215,6 @@ class PerfettoWriter {
       chores_before(r.assign);
       open_slice(kCoresPid, core, r.assign, r.handler_end, vp_label(r.vp), "unit");
       unit_args(node);
-      for (auto [a, end] = model_.in(node); a != end; ++a) flow('f', *a, core, r.assign);
       slice(kCoresPid, core, r.assign, r.begin, quoted_.decision, "overhead");
       chores_before(r.begin);
       slice(kCoresPid, core, r.begin, r.end, quoted_.work, "work");
@@ -181,7 +223,6 @@ class PerfettoWriter {
       counters(core, r.end, nullptr);
       slice(kCoresPid, core, r.end, r.handler, quoted_.communication, "overhead");
       if (r.locked > r.end) slice(kCoresPid, core, r.end, r.locked, quoted_.lock_wait, "overhead");
-      for (auto [a, end] = model_.out(node); a != end; ++a) flow('s', *a, core, r.end);
       slice(kCoresPid, core, r.handler, r.handler_end, quoted_.constraint_update, "overhead");
     };
     model_.walk_core(core, on_idle, on_unit, on_user_event);
@@ -200,6 +241,9 @@ class PerfettoWriter {
   const trace::Trace& trace_;
   detail::OutFile& out_;
   std::unordered_map<std::uint64_t, std::string> vp_labels_, vp_names_, endings_, constructs_;
+  // The slices enclosing the one being written on the current core's track: their end in ns and
+  // as DevTools computes it (duration()).
+  std::vector<std::pair<std::int64_t, double>> enclosing_;
   std::vector<std::string> counter_names_;  // JSON-quoted
   // The segment names, JSON-quoted once.
   struct {

@@ -30,6 +30,9 @@ struct ExportCounts {
 ExportCounts export_otf2(const trace::Trace& trace, const std::string& out);
 // export_perfetto writes Chrome Trace Event JSON, which Perfetto and chrome://tracing open.
 ExportCounts export_perfetto(const trace::Trace& trace, const std::string& out);
+// export_perfetto_proto writes Perfetto's protobuf trace format, which ui.perfetto.dev and
+// Perfetto's trace processor open (a fraction of the JSON's size).
+ExportCounts export_perfetto_proto(const trace::Trace& trace, const std::string& out);
 // export_sqlite writes an SQLite database (replacing the file `out`), schema in docs/export.md.
 ExportCounts export_sqlite(const trace::Trace& trace, const std::string& out);
 
