@@ -315,8 +315,7 @@ std::string file_bytes(const std::string& path) {
 // would meet, a unit slice per unit on its core's track, every life-line segment and chore, a flow
 // per constraint with both ends bound to unit slices (the freeing one beginning first), the user
 // events, two counter values per unit and counter.
-test_support::PerfettoTrace check_perfetto_proto(const std::string& trace_path, const std::string& name) {
-  const trace::Trace trace = trace::read_trace(trace_path);
+test_support::PerfettoTrace check_perfetto_proto(const trace::Trace& trace, const std::string& name) {
   const Expected e = expected_of(trace);
   const std::string out = scratch("perfetto_proto_" + name) + ".pftrace";
   const visualize::ExportCounts counts = visualize::export_perfetto_proto(trace, out);
@@ -374,7 +373,7 @@ test_support::PerfettoTrace check_perfetto_proto(const std::string& trace_path, 
 
 TEST(ExportPerfettoProto, KnownTraceReadsBackWhole) {
   const std::string path = write_full_trace(scratch("full_pp") + ".mtrace");
-  const test_support::PerfettoTrace read = check_perfetto_proto(path, "full");
+  const test_support::PerfettoTrace read = check_perfetto_proto(trace::read_trace(path), "full");
   std::remove(path.c_str());
   // u4 on core 0: its slice from 450 to 520 ns (1 GHz), named by its VP, with its details; its
   // lock wait nested in its communication; the wake-up in its decision; the freeing u3's flow.
@@ -419,7 +418,24 @@ TEST(ExportPerfettoProto, KnownTraceReadsBackWhole) {
 }
 
 TEST(ExportPerfettoProto, RecordedRunsReadBackWhole) {
-  for (const char* run : kPerfettoRecordedRuns) check_perfetto_proto(corpus(std::string(run) + ".mtrace"), run);
+  for (const char* run : kPerfettoRecordedRuns) check_perfetto_proto(trace::read_trace(corpus(std::string(run) + ".mtrace")), run);
+}
+
+// A trace with no units is a trace with its tracks; a damaged one (a unit assigned before the
+// previous one ended, a chore past its span) still a trace the trace processor reads whole: the
+// sequence's clock is never set back, so no delta is negative and no slice ends before it began.
+TEST(ExportPerfettoProto, EmptyAndOverlappingTracesStayReadable) {
+  const std::string path = scratch("empty_pp") + ".mtrace";
+  test_support::TraceBuilder(2).write(path);
+  check_perfetto_proto(trace::read_trace(path), "empty");
+  std::remove(path.c_str());
+  trace::Trace damaged = trace::read_trace(write_full_trace(scratch("damaged_pp") + ".mtrace"));
+  std::remove((scratch("damaged_pp") + ".mtrace").c_str());
+  for (trace::Unit& unit : damaged.units) {
+    if (unit.record.unit == 2) unit.record.assign = 50;  // u1 on core 0 runs to 120
+  }
+  for (trace::Trace::ChoreSpan& chore : damaged.chores) chore.record.end += 200;
+  check_perfetto_proto(damaged, "damaged");
 }
 
 // ---- SQLite ----------------------------------------------------------------------------------
