@@ -4,9 +4,8 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
-#include <chrono>
+#include <atomic>
 #include <cstdio>
-#include <thread>
 #include <map>
 #include <string>
 #include <vector>
@@ -25,23 +24,31 @@ using vss::Context;
 using vss::in;
 using vss::out;
 
-// busy declares work for the simulated machine and, on real cores, takes long enough that
-// every task is submitted before its predecessors end (a dependence on an ended task is none).
-void busy(Context& me, std::uint64_t cycles) {
-  me.charge_work(cycles);
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
-}
+// all_submitted: the seed submitted every task. W waits for it on 2 real cores, so that every
+// dependence is there to record (one on an ended task is none), however late a loaded machine
+// runs the seed; on 1 core W cannot start before the seed's taskwait, and on sim:40 its
+// declared work keeps it running in virtual time.
+std::atomic<bool> all_submitted{false};
 
 // W writes x; R0 and R1 read it; W2 overwrites it (after both readers); W3 overwrites it again.
 void program(Context& ctx) {
   static int x = 0;
-  ctx.submit([](Context& me) { busy(me, 100'000); x = 1; }, {out(x, "x")}, {.name = "W"});
+  all_submitted.store(false);
+  ctx.submit([](Context& me) {
+    me.charge_work(100'000);
+    if (me.core_count() == 2) {
+      while (!all_submitted.load()) {
+      }
+    }
+    x = 1;
+  }, {out(x, "x")}, {.name = "W"});
   for (int r = 0; r < 2; ++r) {
-    ctx.submit([](Context& me) { busy(me, 50'000); }, {in(x, "x")},
+    ctx.submit([](Context& me) { me.charge_work(50'000); }, {in(x, "x")},
                {.name = "R" + std::to_string(r)});
   }
-  ctx.submit([](Context& me) { busy(me, 10'000); x = 2; }, {out(x, "x")}, {.name = "W2"});
+  ctx.submit([](Context& me) { me.charge_work(10'000); x = 2; }, {out(x, "x")}, {.name = "W2"});
   ctx.submit([](Context& me) { me.charge_work(10'000); x = 3; }, {out(x, "x")}, {.name = "W3"});
+  all_submitted.store(true);
   ctx.taskwait();
 }
 

@@ -1,8 +1,7 @@
-// The stacks behind VPs: Boost.Context's guard-paged stacks, kept for reuse, with their bounds
-// remembered for ASan.
+// The stacks behind VPs: guarded stacks (vp_stack.h), kept for reuse, with their bounds remembered
+// for ASan.
 #pragma once
 
-#include <boost/context/protected_fixedsize_stack.hpp>
 #include <boost/context/stack_context.hpp>
 #include <cstddef>
 #include <map>
@@ -10,12 +9,13 @@
 #include <vector>
 
 #include "sanitizer_fiber.h"
+#include "vp_stack.h"
 
 namespace moirai::proto::detail {
 
 // StackPool keeps up to kKept stacks of one size that ended VPs gave back, because mapping a
-// fresh guard-paged stack costs three system calls (mmap, mprotect, munmap) and its first page
-// faults per VP, which dominates creating and ending short-lived VPs. kKept is large enough for a
+// fresh guarded stack costs system calls (mmap, mprotect, munmap) and its first page faults per
+// VP, which dominates creating and ending short-lived VPs. kKept is large enough for a
 // creator that runs ahead of the cores ending its VPs (hundreds alive at once); a kept stack
 // costs address space and only the few pages its VP touched. Stacks return from whichever core
 // ran the VP's last unit, outside the runtime lock, hence the mutex (uncontended in practice).
@@ -33,7 +33,7 @@ class StackPool {
     return pools->try_emplace(size, size).first->second;
   }
   ~StackPool() {
-    for (boost::context::stack_context& stack : kept_) allocator().deallocate(stack);
+    for (boost::context::stack_context& stack : kept_) unmap_vp_stack(stack);
   }
   StackPool(const StackPool&) = delete;
   StackPool& operator=(const StackPool&) = delete;
@@ -50,7 +50,7 @@ class StackPool {
         return stack;
       }
     }
-    return allocator().allocate();
+    return map_vp_stack(size_);
   }
 
   void give(boost::context::stack_context& stack) noexcept {
@@ -63,31 +63,33 @@ class StackPool {
         return;
       }
     }
-    allocator().deallocate(stack);
+    unmap_vp_stack(stack);
   }
 
  private:
   static constexpr std::size_t kKept = 1024;
-  boost::context::protected_fixedsize_stack allocator() const { return {size_}; }
 
   std::size_t size_;
   std::mutex mutex_;
   std::vector<boost::context::stack_context> kept_;
 };
 
-// GuardedStack is the StackAllocator a VP's fiber is created with: a protected_fixedsize_stack
-// (a PROT_NONE page below the stack, so an overflow faults instead of corrupting memory), taken
-// from the pool when it has the right size, and reporting where it lives for ASan.
+// GuardedStack is the StackAllocator a VP's fiber is created with: a stack with kGuardSpan bytes
+// of guard below it (map_vp_stack), so an overflow faults and is reported naming `owner` instead
+// of corrupting memory; taken from the pool when it has the right size, and reporting where it
+// lives for ASan.
 class GuardedStack {
  public:
-  GuardedStack(StackPool* pool, std::size_t size, boost::context::stack_context* placed) noexcept
+  GuardedStack(StackPool* pool, std::size_t size, boost::context::stack_context* placed,
+               const VirtualProcessor* owner) noexcept
       : pool_(pool != nullptr && pool->size() == size ? pool : nullptr),
         size_(size),
-        placed_(placed) {}
+        placed_(placed),
+        owner_(owner) {}
 
   boost::context::stack_context allocate() {
-    boost::context::stack_context stack =
-        pool_ != nullptr ? pool_->take() : boost::context::protected_fixedsize_stack(size_).allocate();
+    boost::context::stack_context stack = pool_ != nullptr ? pool_->take() : map_vp_stack(size_);
+    set_stack_owner(stack, owner_);
     *placed_ = stack;
     return stack;
   }
@@ -95,7 +97,7 @@ class GuardedStack {
     if (pool_ != nullptr) {
       pool_->give(stack);
     } else {
-      boost::context::protected_fixedsize_stack(size_).deallocate(stack);
+      unmap_vp_stack(stack);
     }
   }
 
@@ -103,6 +105,7 @@ class GuardedStack {
   StackPool* pool_;
   std::size_t size_;
   boost::context::stack_context* placed_;
+  const VirtualProcessor* owner_;
 };
 
 }  // namespace moirai::proto::detail

@@ -103,6 +103,10 @@ std::string RealMachine::describe_core(CoreId core) const {
   return "core " + std::to_string(core) + " (PU P#" + std::to_string(pu_os_index(core)) + ")";
 }
 
+bool RealMachine::parked(CoreId core) const noexcept {
+  return impl_->parking[core].sleeping.load(std::memory_order_acquire);
+}
+
 void RealMachine::notify_work(CoreId core) {
   auto poke = [](Parking& parking) {
     parking.epoch.fetch_add(1, std::memory_order_seq_cst);

@@ -16,6 +16,7 @@
 #include "runtime_lock.h"
 #include "sanitizer_fiber.h"
 #include "vp_host.h"
+#include "vp_stack.h"
 
 namespace moirai::proto {
 
@@ -297,6 +298,8 @@ CoreScheduler::Step Runtime::step(CoreId core) {
   CoreState& here = rt.cores[core];
   if (!here.started) {
     here.started = true;
+    // This thread animates VPs: an overflow of one of their stacks is reported naming it.
+    detail::watch_stack_overflows_on_this_thread();
     if (kRecording && rt.observer) rt.observer->core_start(core);
   }
   if (here.idle) {

@@ -51,7 +51,7 @@ VirtualProcessor::VirtualProcessor(detail::VpHost* host, detail::StackPool* pool
   end_request_.kind = kEndVp;
   end_request_.requester = this;
   fiber_->context.fiber = ctx::fiber(
-      std::allocator_arg, detail::GuardedStack(pool, stack_size, &fiber_->stack),
+      std::allocator_arg, detail::GuardedStack(pool, stack_size, &fiber_->stack, this),
       [this](ctx::fiber&& from) {
         host_->arrived(fiber_->context, std::move(from));
         // One fiber animates one VP after another: a VP that ended is kept as a hull, which a

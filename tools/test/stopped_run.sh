@@ -1,14 +1,15 @@
 #!/bin/bash
 # Stops a recording matmul mid-run with SIGNAL once it has reported its first piece, and leaves
 # its trace at TRACE.
-#   KILL: half a second after that first piece (the recorder writes records out within 100 ms,
-#         so the trace must hold units whatever the machine's speed); prints how many pieces
-#         were done. The CTests then run every moirai command on the partial trace.
+#   KILL: once the trace file holds units of both cores (read with `moirai stats`, as a tool
+#         reading a running program's trace would: the recorder writes records out within
+#         100 ms, but a loaded machine may run its writer late); prints how many pieces were
+#         done. The CTests then run every moirai command on the partial trace.
 #   INT, TERM: prints the exit status a shell sees (130, 143), then `moirai stats` and
 #         `moirai report` of the trace, which must be complete and say the run was interrupted.
-#   stopped_run.sh MATMUL TRACE SIGNAL [MOIRAI]
+#   stopped_run.sh MATMUL TRACE SIGNAL MOIRAI
 set -u
-matmul=$1 trace=$2 signal=$3 moirai=${4:-}
+matmul=$1 trace=$2 signal=$3 moirai=$4
 # Job control: without it a background job of a non-interactive shell ignores SIGINT.
 set -m
 rm -f "$trace" "$trace.out"
@@ -23,7 +24,12 @@ until grep -q "done at" "$trace.out" 2>/dev/null; do
   sleep 0.1
 done
 if [ "$signal" = KILL ]; then
-  sleep 0.5
+  until "$moirai" stats "$trace" --json 2>/dev/null | python3 -c \
+      'import json, sys; cores = json.load(sys.stdin)["per_core"]; sys.exit(not (len(cores) >= 2 and all(c["units"] > 0 for c in cores)))'; do
+    tries=$((tries + 1))
+    if [ "$tries" -gt 1200 ]; then echo "stopped_run.sh: no units of both cores in the trace in 120 s" >&2; kill -9 "$pid"; exit 1; fi
+    sleep 0.1
+  done
   kill -KILL "$pid"
   wait "$pid" 2>/dev/null
   echo "killed after $(grep -c "done at" "$trace.out") pieces"

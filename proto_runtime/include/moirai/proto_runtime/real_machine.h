@@ -30,6 +30,11 @@ class RealMachine final : public Machine {
   void notify_handed(CoreId core) override;
   std::string describe_core(CoreId core) const override;
 
+  // parked tells whether `core` found no work, spun its kIdleSpinNs and announced that it sleeps
+  // on its wake-up word (until a notify wakes it): what a test waits for, instead of a time,
+  // before it makes work for a parked core.
+  bool parked(CoreId core) const noexcept;
+
   // available_cores is the number of processing units hwloc sees on this machine.
   static std::size_t available_cores();
   // pu_os_index is the operating system's number of the processing unit core `core` runs on.

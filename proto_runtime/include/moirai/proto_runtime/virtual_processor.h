@@ -32,7 +32,7 @@ struct VpOptions {
   std::size_t stack_size = 0;     // bytes; 0 takes the runtime's default
 };
 
-// VirtualProcessor is a Boost.Context fiber with a guard-paged stack plus the runtime's meta-data
+// VirtualProcessor is a Boost.Context fiber with a guarded stack plus the runtime's meta-data
 // for it. Only the runtime creates and destroys VPs; languages hold pointers to them while alive.
 class VirtualProcessor {
  public:
