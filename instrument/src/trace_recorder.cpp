@@ -6,7 +6,6 @@
 #include <hwloc.h>
 #include <pthread.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +27,7 @@
 
 #include "moirai/instrument/clock.h"
 #include "moirai/trace/format.h"
+#include "chunk_checksum.h"
 #include "counter_set.h"
 #include "machine_load.h"
 #include "os_time.h"
@@ -239,8 +239,7 @@ void TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, c
   header.type = static_cast<std::uint16_t>(type);
   header.core = core;
   header.payload_size = static_cast<std::uint32_t>(size);
-  header.payload_crc32 = static_cast<std::uint32_t>(
-      crc32(0L, static_cast<const Bytef*>(payload), static_cast<uInt>(size)));
+  header.payload_crc32 = fmt::detail::chunk_checksum(header, payload, size);
   header.sequence = sequence++;
   write_all(&header, sizeof header);
   write_all(payload, size);
