@@ -16,7 +16,6 @@
 #include <new>
 #include <sstream>
 #include <tuple>
-#include <unordered_set>
 
 #include "chunk_checksum.h"
 
@@ -182,6 +181,29 @@ struct ChunkKeyHash {
   }
 };
 
+// UnitIdSet is the set of unit ids read so far, as 64-id words of bits: the runtime numbers units
+// in order, so a core's next unit is nearly always in a word just used, and a million units cost
+// a few thousand words rather than a million scattered entries.
+class UnitIdSet {
+ public:
+  // insert adds `id`; false when it was there already.
+  bool insert(std::uint64_t id) {
+    const std::uint64_t word = id >> 6, bit = std::uint64_t{1} << (id & 63);
+    if (last_ == nullptr || word != last_word_) {
+      last_ = &words_[word];  // a map's elements stay where they are as it grows
+      last_word_ = word;
+    }
+    if ((*last_ & bit) != 0) return false;
+    *last_ |= bit;
+    return true;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint64_t> words_;
+  std::uint64_t last_word_ = 0;
+  std::uint64_t* last_ = nullptr;
+};
+
 template <class Source>
 class Parser {
  public:
@@ -332,7 +354,7 @@ class Parser {
         chunk.type != static_cast<std::uint16_t>(ChunkType::definitions)) {
       return false;
     }
-    const auto crc = static_cast<std::uint32_t>(crc32(0L, payload, chunk.payload_size));
+    const std::uint32_t crc = chunk.payload_crc32;  // checked above (in a fuzzing build, taken as it is)
     const auto adler = static_cast<std::uint32_t>(adler32(1L, payload, chunk.payload_size));
     const auto [earlier, added] =
         chunks_seen_.emplace(ChunkKey{chunk.type, chunk.core, chunk.payload_size, crc, adler}, chunk.sequence);
@@ -352,21 +374,22 @@ class Parser {
   // span before it of the same clock ended. A span that begins before the one before it began is
   // time going backwards on the core: the records of the core are out of order, and the trace is
   // refused. A span that begins inside the one before is left out with a warning.
+  template <class Name>
   bool keeps_time(std::size_t here, CoreClock& clock, const char* kind, std::uint64_t begin, std::uint64_t end,
-                  const std::string& what, std::uint64_t Integrity::*count) {
+                  const Name& what, std::uint64_t Integrity::*count) {
+    if (begin >= clock.end) {  // the usual case, kept cheap: no message is built
+      clock = CoreClock{begin, end};
+      return true;
+    }
     if (begin < clock.begin) {
-      refuse(here, what + " begins at tick " + std::to_string(begin) + ", before the " + kind + " recorded before it on core " +
+      refuse(here, what() + " begins at tick " + std::to_string(begin) + ", before the " + kind + " recorded before it on core " +
                        std::to_string(chunk_.core) + " began (tick " + std::to_string(clock.begin) +
                        "): time goes backwards on the core");
     }
-    if (begin < clock.end) {
-      leave_out(here, count, what + " [" + std::to_string(begin) + ", " + std::to_string(end) +
-                                 ") overlaps the " + kind + " recorded before it on core " + std::to_string(chunk_.core) +
-                                 ", which ends at tick " + std::to_string(clock.end));
-      return false;
-    }
-    clock = CoreClock{begin, end};
-    return true;
+    leave_out(here, count, what() + " [" + std::to_string(begin) + ", " + std::to_string(end) + ") overlaps the " + kind +
+                               " recorded before it on core " + std::to_string(chunk_.core) + ", which ends at tick " +
+                               std::to_string(clock.end));
+    return false;
   }
 
   void parse_chunk(const ChunkHeader& chunk, const unsigned char* payload, std::size_t offset) {
@@ -517,9 +540,9 @@ class Parser {
             throw TraceError(here, "unit " + std::to_string(r.unit) + " has its life-line times out of order");
           }
           saw_time(here, r.handler_end);
-          const std::string what = "unit " + std::to_string(r.unit);
-          if (!unit_ids_.insert(r.unit).second) {
-            leave_out(here, &Integrity::units_left_out, what + " was recorded before: a unit id repeats");
+          const auto what = [&r] { return "unit " + std::to_string(r.unit); };
+          if (!unit_ids_.insert(r.unit)) {
+            leave_out(here, &Integrity::units_left_out, what() + " was recorded before: a unit id repeats");
             left_out_unit_[core] = r.unit;
             break;
           }
@@ -567,7 +590,9 @@ class Parser {
           if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
           saw_time(here, span.end);
           const bool wait = kind == RecordKind::writer_wait;
-          const std::string what = kind == RecordKind::idle ? "an idle span" : wait ? "a writer wait" : "a paused span";
+          const auto what = [kind, wait] {
+            return std::string(kind == RecordKind::idle ? "an idle span" : wait ? "a writer wait" : "a paused span");
+          };
           if (!keeps_time(here, wait ? wait_clocks_[core] : clocks_[core], wait ? "writer wait" : "span", span.begin, span.end, what, &Integrity::spans_left_out)) break;
           (kind == RecordKind::idle ? trace_.idle
            : kind == RecordKind::paused ? trace_.paused
@@ -604,7 +629,8 @@ class Parser {
           }
           if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
           saw_time(here, record.end);
-          if (!keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, "a chore", &Integrity::spans_left_out)) break;
+          if (!keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, [] { return std::string("a chore"); },
+                          &Integrity::spans_left_out)) break;
           trace_.chores.push_back(Trace::ChoreSpan{core, record});
           break;
         }
@@ -657,7 +683,7 @@ class Parser {
   std::vector<std::size_t> last_unit_;       // per core: index in trace_.units of its latest unit
   std::vector<std::uint64_t> left_out_unit_;  // per core: the unit just left out, whose records go with it
   std::vector<CoreClock> clocks_, wait_clocks_, chore_clocks_;  // per core
-  std::unordered_set<std::uint64_t> unit_ids_;
+  UnitIdSet unit_ids_;
   std::unordered_map<ChunkKey, std::uint64_t, ChunkKeyHash> chunks_seen_;  // events and definitions: sequence
   std::size_t unit_size_ = sizeof(UnitRecord);
 };
