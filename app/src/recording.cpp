@@ -133,8 +133,9 @@ instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv,
 void Recording::finish(std::ostream& out) {
   if (sinks_->trace) {
     const instrument::RecorderStats stats = sinks_->trace->finish();
-    out << "trace: " << trace_path_ << " (" << stats.records << " records, " << stats.chunks
-        << " chunks, " << stats.bytes << " bytes, " << stats.dropped << " dropped)\n";
+    out << "trace: " << trace_path_ << (stats.stopped.empty() ? "" : " INCOMPLETE, the recording stopped: " + stats.stopped)
+        << " (" << stats.records << " records, " << stats.chunks << " chunks, " << stats.bytes << " bytes, "
+        << stats.dropped << " dropped)\n";
   }
   if (sinks_->profile) sinks_->profile->print(out);
 }

@@ -1,7 +1,7 @@
 // Writes the layout of docs/trace-format.md (moirai/trace/format.h) from records given one by one.
 #include "moirai/trace/builder.h"
 
-#include <zlib.h>
+#include "chunk_checksum.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -219,9 +219,8 @@ void TraceBuilder::flush_definitions() {
 }
 
 void TraceBuilder::chunk(ChunkType type, std::uint16_t core, const void* payload, std::size_t size) {
-  const ChunkHeader h{kChunkMagic, static_cast<std::uint16_t>(type), core, static_cast<std::uint32_t>(size),
-                      static_cast<std::uint32_t>(crc32(0L, static_cast<const Bytef*>(payload), static_cast<uInt>(size))),
-                      sequence_++};
+  ChunkHeader h{kChunkMagic, static_cast<std::uint16_t>(type), core, static_cast<std::uint32_t>(size), 0, sequence_++};
+  h.payload_crc32 = detail::chunk_checksum(h, payload, size);
   write(&h, sizeof h);
   write(payload, size);
 }

@@ -7,13 +7,17 @@
 #include <sys/stat.h>
 
 #include <algorithm>
-#include <tuple>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <memory>
+#include <new>
 #include <sstream>
+#include <tuple>
+
+#include "chunk_checksum.h"
 
 namespace moirai::trace {
 
@@ -72,26 +76,35 @@ std::vector<std::string> split(const std::string& text, char by) {
   return parts;
 }
 
+// A Source serves the bytes of a trace front to back: bytes(at, count) gives the `count` bytes
+// at `at`, or nullptr where the input ends before them; exhausted(at) says whether anything is
+// left at `at`; length() is how many bytes it has served or holds.
+
 // MemorySource serves a trace already in memory.
 class MemorySource {
  public:
   MemorySource(const unsigned char* data, std::size_t size) : data_(data), size_(size) {}
-  std::size_t size() const { return size_; }
-  // bytes returns the `count` bytes at `at` (at + count <= size()), or nullptr if they are gone.
-  const unsigned char* bytes(std::size_t at, std::size_t) { return data_ + at; }
+  std::uint64_t length() const { return size_; }
+  bool exhausted(std::size_t at) const { return at >= size_; }
+  const unsigned char* bytes(std::size_t at, std::size_t count) const {
+    return at <= size_ && count <= size_ - at ? data_ + at : nullptr;
+  }
 
  private:
   const unsigned char* data_;
   std::size_t size_;
 };
 
-// FileSource reads a trace file front to back, one piece at a time, so reading never holds the
-// whole file in memory (a million-unit trace is over 100 MB).
+// FileSource reads a regular trace file front to back, one piece at a time, so reading never
+// holds the whole file in memory (a million-unit trace is over 100 MB). A length field is checked
+// against the file's size before anything is allocated for it.
 class FileSource {
  public:
   FileSource(std::FILE* file, std::size_t size) : file_(file), size_(size) {}
-  std::size_t size() const { return size_; }
+  std::uint64_t length() const { return size_; }
+  bool exhausted(std::size_t at) const { return at >= size_; }
   const unsigned char* bytes(std::size_t at, std::size_t count) {
+    if (at > size_ || count > size_ - at) return nullptr;
     if (at != position_ && std::fseek(file_, static_cast<long>(at), SEEK_SET) != 0) return nullptr;
     if (buffer_.size() < count) buffer_.resize(count);
     const std::size_t got = count ? std::fread(buffer_.data(), 1, count, file_) : 0;
@@ -106,18 +119,111 @@ class FileSource {
   std::vector<unsigned char> buffer_;
 };
 
+// StreamSource reads a pipe or a device, whose size is not known, front to back and at most
+// `limit` bytes of it: a piece is read into memory only as far as the input holds it, so an endless
+// input (/dev/zero, a runaway pipe) is refused at the limit instead of exhausting memory.
+class StreamSource {
+ public:
+  StreamSource(std::FILE* file, std::uint64_t limit, std::string name) : file_(file), limit_(limit), name_(std::move(name)) {}
+  std::uint64_t length() const { return position_; }
+  bool exhausted(std::size_t at) {
+    if (at != position_) return true;
+    const int next = std::getc(file_);
+    if (next == EOF) return true;
+    std::ungetc(next, file_);
+    return false;
+  }
+  const unsigned char* bytes(std::size_t at, std::size_t count) {
+    if (at != position_) return nullptr;  // the parser reads front to back
+    if (count > limit_ - std::min<std::uint64_t>(limit_, at)) {
+      throw TraceError(at, name_ + " holds more than " + std::to_string(limit_) +
+                               " bytes, the trace size limit (MOIRAI_TRACE_MAX_BYTES)");
+    }
+    buffer_.clear();
+    constexpr std::size_t kPiece = 1u << 20;
+    while (buffer_.size() < count) {
+      const std::size_t had = buffer_.size();
+      buffer_.resize(had + std::min(kPiece, count - had));
+      const std::size_t got = std::fread(buffer_.data() + had, 1, buffer_.size() - had, file_);
+      position_ += got;
+      if (had + got < buffer_.size()) return nullptr;  // the input ended inside these bytes
+    }
+    return buffer_.data();
+  }
+
+ private:
+  std::FILE* file_;
+  std::uint64_t limit_;
+  std::string name_;
+  std::uint64_t position_ = 0;
+  std::vector<unsigned char> buffer_;
+};
+
 constexpr std::size_t kNoUnit = static_cast<std::size_t>(-1);
+
+// kMaxTime is the latest time a record may hold: the views compute with signed 64-bit ticks.
+constexpr std::uint64_t kMaxTime = static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
+
+// CoreClock is how far a core's records have got, per kind of span that must not overlap its
+// own kind: the life-line's spans (units, idle, paused), writer waits, chores.
+struct CoreClock {
+  std::uint64_t begin = 0;  // the latest span's begin
+  std::uint64_t end = 0;    // ... and end
+};
+
+// ChunkKey tells chunks apart: two with the same key hold the same bytes (to 2^-64).
+using ChunkKey = std::tuple<std::uint16_t, std::uint16_t, std::uint32_t, std::uint32_t, std::uint32_t>;
+struct ChunkKeyHash {
+  std::size_t operator()(const ChunkKey& key) const noexcept {
+    const auto [type, core, size, crc, adler] = key;
+    return std::hash<std::uint64_t>{}((std::uint64_t{crc} << 32 | adler) ^ (std::uint64_t{size} << 20) ^
+                                      (std::uint64_t{type} << 16) ^ core);
+  }
+};
+
+// UnitIdSet is the set of unit ids read so far, as 64-id words of bits: the runtime numbers units
+// in order, so a core's next unit is nearly always in a word just used, and a million units cost
+// a few thousand words rather than a million scattered entries.
+class UnitIdSet {
+ public:
+  // insert adds `id`; false when it was there already.
+  bool insert(std::uint64_t id) {
+    const std::uint64_t word = id >> 6, bit = std::uint64_t{1} << (id & 63);
+    if (last_ == nullptr || word != last_word_) {
+      last_ = &words_[word];  // a map's elements stay where they are as it grows
+      last_word_ = word;
+    }
+    if ((*last_ & bit) != 0) return false;
+    *last_ |= bit;
+    return true;
+  }
+
+ private:
+  std::unordered_map<std::uint64_t, std::uint64_t> words_;
+  std::uint64_t last_word_ = 0;
+  std::uint64_t* last_ = nullptr;
+};
 
 template <class Source>
 class Parser {
  public:
-  explicit Parser(Source& source) : source_(source), size_(source.size()) {}
+  Parser(Source& source, std::string name) : source_(source), name_(std::move(name)) {}
 
   Trace run() {
-    trace_.bytes = size_;
-    if (size_ < sizeof(FileHeader)) throw TraceError(0, "file too short for a trace header (" + std::to_string(size_) + " bytes)");
+    try {
+      return read();
+    } catch (const std::bad_alloc&) {
+      throw TraceError(at_, "out of memory reading " + name_ + " (after " + std::to_string(trace_.units.size()) + " units)");
+    }
+  }
+
+ private:
+  Trace read() {
     const unsigned char* head = source_.bytes(0, sizeof(FileHeader));
-    if (head == nullptr) throw TraceError(0, "the file could not be read");
+    if (head == nullptr) {
+      if (source_.length() == 0) throw TraceError(0, name_ + " is empty");
+      throw TraceError(0, "file too short for a trace header (" + std::to_string(source_.length()) + " bytes)");
+    }
     const auto header = load<FileHeader>(head);
     if (std::memcmp(header.magic, kMagic, sizeof kMagic) != 0) throw TraceError(0, "not a Moirai trace (wrong magic)");
     if (header.version_major < kOldestVersionMajor || header.version_major > kVersionMajor) {
@@ -128,11 +234,8 @@ class Parser {
     version_major_ = header.version_major;
     trace_.version = {header.version_major, header.version_minor};
     std::size_t at = sizeof(FileHeader);
-    while (at < size_) {
-      if (size_ - at < sizeof(ChunkHeader)) {
-        cut(at, "a chunk header is incomplete");
-        break;
-      }
+    while (!source_.exhausted(at)) {
+      at_ = at;
       const unsigned char* chunk_bytes = source_.bytes(at, sizeof(ChunkHeader));
       if (chunk_bytes == nullptr) {
         cut(at, "a chunk header is incomplete");
@@ -148,10 +251,6 @@ class Parser {
                                  std::to_string(trace_.chunks) + " was expected");
       }
       const std::size_t payload_at = at + sizeof(ChunkHeader);
-      if (size_ - payload_at < chunk.payload_size) {
-        cut(at, "chunk " + std::to_string(chunk.sequence) + " is incomplete");
-        break;
-      }
       const unsigned char* payload = source_.bytes(payload_at, chunk.payload_size);
       if (payload == nullptr) {
         cut(at, "chunk " + std::to_string(chunk.sequence) + " is incomplete");
@@ -159,15 +258,26 @@ class Parser {
       }
 #if !defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
       // (A fuzzer cannot forge checksums; without this check it reaches the record parsing.)
-      const auto crc = static_cast<std::uint32_t>(crc32(0L, payload, chunk.payload_size));
+      const auto crc = detail::chunk_checksum(chunk, payload, chunk.payload_size, header.version_major, header.version_minor);
       if (crc != chunk.payload_crc32) throw TraceError(at, "chunk " + std::to_string(chunk.sequence) + " fails its checksum");
 #endif
       if (trace_.complete) throw TraceError(at, "data after the end chunk");
-      parse_chunk(chunk, payload, payload_at);
+      chunk_ = chunk;
+      chunk_at_ = at;
+      if (!repeats_earlier_chunk(chunk, payload)) parse_chunk(chunk, payload, payload_at);
       ++trace_.chunks;
       at = payload_at + chunk.payload_size;
     }
-    if (!trace_.complete && trace_.cut.empty()) cut(at, "the end chunk is missing");
+    at_ = at;
+    trace_.bytes = source_.length();
+    if (!trace_.complete && trace_.cut.empty()) {
+      auto stopped = trace_.metadata.find("recording_stopped");
+      if (stopped != trace_.metadata.end()) {
+        cut(at, "the recorder stopped writing: " + stopped->second);
+      } else {
+        cut(at, "the end chunk is missing");
+      }
+    }
     if (!trace_.cut.empty()) {
       // Said first, as a time: how much of the run the trace still holds is what a reader asks.
       char ends[64];
@@ -191,7 +301,6 @@ class Parser {
     return std::move(trace_);
   }
 
- private:
   // legacy_roles gives the constructs of an SSR trace from before roles (format 2 and older)
   // the roles and colours SSR records now; other languages' old constructs stay `other`.
   void legacy_roles() {
@@ -211,7 +320,77 @@ class Parser {
                  std::to_string(trace_.chunks) + " complete chunks; the run did not finish writing it";
   }
 
-  void saw_time(std::uint64_t ticks) { trace_.latest = std::max(trace_.latest, ticks); }
+  // chunk_name names the chunk being read, for a message: "chunk 12 (events of core 1)".
+  std::string chunk_name() const {
+    std::string name = "chunk " + std::to_string(chunk_.sequence);
+    if (chunk_.type == static_cast<std::uint16_t>(ChunkType::events)) name += " (events of core " + std::to_string(chunk_.core) + ")";
+    if (chunk_.type == static_cast<std::uint16_t>(ChunkType::definitions)) name += " (definitions)";
+    return name;
+  }
+
+  // refuse is a broken invariant no part of the trace can be left out for: an error naming the
+  // chunk and the byte.
+  [[noreturn]] void refuse(std::size_t here, const std::string& problem) const {
+    throw TraceError(here, chunk_name() + ": " + problem);
+  }
+
+  // leave_out records a part of an otherwise sound trace that the reader leaves out, with its
+  // warning; a trace with more such parts than kMaxLeftOut is not sound and is refused.
+  void leave_out(std::size_t here, std::uint64_t Integrity::*count, const std::string& problem) {
+    Integrity& integrity = trace_.integrity;
+    if (integrity.warnings.size() >= kMaxLeftOut) {
+      refuse(here, problem + "; more than " + std::to_string(kMaxLeftOut) + " parts of the trace are inconsistent (the first: " +
+                       integrity.warnings.front() + ")");
+    }
+    ++(integrity.*count);
+    integrity.warnings.push_back("at byte " + std::to_string(here) + " (" + chunk_name() + "): " + problem + "; left out");
+  }
+
+  // repeats_earlier_chunk says whether an events or definitions chunk holds the same bytes as an
+  // earlier one of the same type and core: a chunk written twice, whose repeat is left out (it
+  // would define every VP twice, or put every record of the chunk twice on its core).
+  bool repeats_earlier_chunk(const ChunkHeader& chunk, const unsigned char* payload) {
+    if (chunk.type != static_cast<std::uint16_t>(ChunkType::events) &&
+        chunk.type != static_cast<std::uint16_t>(ChunkType::definitions)) {
+      return false;
+    }
+    const std::uint32_t crc = chunk.payload_crc32;  // checked above (in a fuzzing build, taken as it is)
+    const auto adler = static_cast<std::uint32_t>(adler32(1L, payload, chunk.payload_size));
+    const auto [earlier, added] =
+        chunks_seen_.emplace(ChunkKey{chunk.type, chunk.core, chunk.payload_size, crc, adler}, chunk.sequence);
+    if (added) return false;
+    leave_out(chunk_at_, &Integrity::chunks_left_out,
+              "it repeats chunk " + std::to_string(earlier->second) + " byte for byte");
+    return true;
+  }
+
+  // saw_time notes a record's time: the latest any record holds, and no later than kMaxTime.
+  void saw_time(std::size_t here, std::uint64_t ticks) {
+    if (ticks > kMaxTime) refuse(here, "a time of " + std::to_string(ticks) + " ticks, beyond 2^63");
+    trace_.latest = std::max(trace_.latest, ticks);
+  }
+
+  // keeps_time says whether span [begin, end) of `what` on `core` begins no earlier than the
+  // span before it of the same clock ended. A span that begins before the one before it began is
+  // time going backwards on the core: the records of the core are out of order, and the trace is
+  // refused. A span that begins inside the one before is left out with a warning.
+  template <class Name>
+  bool keeps_time(std::size_t here, CoreClock& clock, const char* kind, std::uint64_t begin, std::uint64_t end,
+                  const Name& what, std::uint64_t Integrity::*count) {
+    if (begin >= clock.end) {  // the usual case, kept cheap: no message is built
+      clock = CoreClock{begin, end};
+      return true;
+    }
+    if (begin < clock.begin) {
+      refuse(here, what() + " begins at tick " + std::to_string(begin) + ", before the " + kind + " recorded before it on core " +
+                       std::to_string(chunk_.core) + " began (tick " + std::to_string(clock.begin) +
+                       "): time goes backwards on the core");
+    }
+    leave_out(here, count, what() + " [" + std::to_string(begin) + ", " + std::to_string(end) + ") overlaps the " + kind +
+                               " recorded before it on core " + std::to_string(chunk_.core) + ", which ends at tick " +
+                               std::to_string(clock.end));
+    return false;
+  }
 
   void parse_chunk(const ChunkHeader& chunk, const unsigned char* payload, std::size_t offset) {
     switch (static_cast<ChunkType>(chunk.type)) {
@@ -261,9 +440,11 @@ class Parser {
       if (cores == 0 || cores > 65534) throw TraceError(offset, "impossible core count " + need("cores"));
       trace_.core_count = static_cast<std::uint32_t>(cores);
       trace_.clock_hz = std::stod(need("clock_hz"));
-      if (!(trace_.clock_hz > 0)) throw TraceError(offset, "impossible clock frequency " + need("clock_hz"));
     } catch (const std::logic_error&) {
       throw TraceError(offset, "metadata 'cores' or 'clock_hz' is not a number");
+    }
+    if (!(trace_.clock_hz >= kMinClockHz && trace_.clock_hz <= kMaxClockHz)) {
+      throw TraceError(offset, "impossible clock frequency " + need("clock_hz") + " Hz (a trace's clock runs at 1 kHz to 100 GHz)");
     }
     trace_.counters = split(need("counters"), ',');
     if (trace_.counters.size() > kMaxCounters) throw TraceError(offset, "more counters than the format allows");
@@ -273,6 +454,11 @@ class Parser {
     auto missing = trace_.metadata.find("missing_counters");
     if (missing != trace_.metadata.end()) trace_.missing_counters = split(missing->second, ';');
     unit_size_ = unit_record_size(trace_.counters.size());
+    clocks_.resize(trace_.core_count);
+    wait_clocks_.resize(trace_.core_count);
+    chore_clocks_.resize(trace_.core_count);
+    last_unit_.resize(trace_.core_count, kNoUnit);
+    left_out_unit_.resize(trace_.core_count, 0);
   }
 
   void parse_definitions(const unsigned char* payload, std::size_t size, std::size_t offset) {
@@ -307,6 +493,10 @@ class Parser {
           break;
         case DefinitionType::vp:
           if (entry.b == 0) throw TraceError(offset + at, "VP definition with id 0");
+          if (metadata_seen_ && entry.a != kNoHomeCore && entry.a >= trace_.core_count) {
+            refuse(offset + at, "VP " + std::to_string(entry.b) + " has home core " + std::to_string(entry.a) + " in a trace of " +
+                                    std::to_string(trace_.core_count) + " cores");
+          }
           trace_.vps.push_back(Trace::Vp{entry.b, text, entry.a, static_cast<std::uint32_t>(entry.c)});
           break;
         case DefinitionType::group:
@@ -339,45 +529,56 @@ class Parser {
       switch (kind) {
         case RecordKind::unit: {
           need(unit_size_);
+          at += unit_size_;
           Unit unit;
           unit.core = core;
-          unit.record = load<UnitRecord>(payload + at);
+          unit.record = load<UnitRecord>(payload + here - offset);
           const UnitRecord& r = unit.record;
           if (r.unit == 0 || r.vp == 0) throw TraceError(here, "unit record with unit or VP id 0");
           if (!(r.assign <= r.begin && r.begin <= r.end && r.end <= r.locked && r.locked <= r.handler &&
                 r.handler <= r.handler_end)) {
             throw TraceError(here, "unit " + std::to_string(r.unit) + " has its life-line times out of order");
           }
+          saw_time(here, r.handler_end);
+          const auto what = [&r] { return "unit " + std::to_string(r.unit); };
+          if (!unit_ids_.insert(r.unit)) {
+            leave_out(here, &Integrity::units_left_out, what() + " was recorded before: a unit id repeats");
+            left_out_unit_[core] = r.unit;
+            break;
+          }
+          if (!keeps_time(here, clocks_[core], "span", r.assign, r.handler_end, what, &Integrity::units_left_out)) {
+            left_out_unit_[core] = r.unit;
+            break;
+          }
           if (!trace_.counters.empty()) {
             unit.counters.resize(trace_.counters.size());
-            std::memcpy(unit.counters.data(), payload + at + sizeof(UnitRecord), 8 * trace_.counters.size());
+            std::memcpy(unit.counters.data(), payload + here - offset + sizeof(UnitRecord), 8 * trace_.counters.size());
           }
-          saw_time(r.handler_end);
-          last_unit_.resize(trace_.core_count, kNoUnit);
+          left_out_unit_[core] = 0;
           last_unit_[core] = trace_.units.size();
           trace_.units.push_back(std::move(unit));
-          at += unit_size_;
           break;
         }
         case RecordKind::os_taken: {
           need(sizeof(OsTakenRecord));
           const auto record = load<OsTakenRecord>(payload + at);
-          Unit& unit = unit_before(here, core, record.unit, "OS record");
-          if (record.taken > unit.record.end - unit.record.begin) {
+          at += sizeof(OsTakenRecord);
+          Unit* unit = unit_before(here, core, record.unit, "OS record");
+          if (unit == nullptr) break;  // it belongs to a unit left out
+          if (record.taken > unit->record.end - unit->record.begin) {
             throw TraceError(here, "OS record says more was taken from unit " + std::to_string(record.unit) +
                                        " than its work span");
           }
-          unit.taken = record.taken;
-          unit.switches = record.switches;
-          unit.migrations = record.migrations;
-          at += sizeof(OsTakenRecord);
+          unit->taken = record.taken;
+          unit->switches = record.switches;
+          unit->migrations = record.migrations;
           break;
         }
         case RecordKind::declared_work: {
           need(sizeof(DeclaredWorkRecord));
           const auto record = load<DeclaredWorkRecord>(payload + at);
-          unit_before(here, core, record.unit, "declared-work record").declared = record.declared;
           at += sizeof(DeclaredWorkRecord);
+          if (Unit* unit = unit_before(here, core, record.unit, "declared-work record")) unit->declared = record.declared;
           break;
         }
         case RecordKind::idle:
@@ -385,63 +586,70 @@ class Parser {
         case RecordKind::paused: {
           need(sizeof(SpanRecord));
           const auto span = load<SpanRecord>(payload + at);
+          at += sizeof(SpanRecord);
           if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
-          saw_time(span.end);
+          saw_time(here, span.end);
+          const bool wait = kind == RecordKind::writer_wait;
+          const auto what = [kind, wait] {
+            return std::string(kind == RecordKind::idle ? "an idle span" : wait ? "a writer wait" : "a paused span");
+          };
+          if (!keeps_time(here, wait ? wait_clocks_[core] : clocks_[core], wait ? "writer wait" : "span", span.begin, span.end, what, &Integrity::spans_left_out)) break;
           (kind == RecordKind::idle ? trace_.idle
            : kind == RecordKind::paused ? trace_.paused
                                         : trace_.writer_waits)
               .push_back(Span{core, span.begin, span.end});
-          at += sizeof(SpanRecord);
           break;
         }
         case RecordKind::constraint: {
           need(sizeof(ConstraintRecord));
           const auto record = load<ConstraintRecord>(payload + at);
-          if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
-          saw_time(record.time);
-          trace_.constraints.push_back(record);
           at += sizeof(ConstraintRecord);
+          if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
+          saw_time(here, record.time);
+          trace_.constraints.push_back(record);
           break;
         }
         case RecordKind::lock_handoff: {
           need(sizeof(LockHandoffRecord));
           const auto record = load<LockHandoffRecord>(payload + at);
+          at += sizeof(LockHandoffRecord);
           if (record.from >= trace_.core_count) throw TraceError(here, "lock handoff from core " + std::to_string(record.from) + " in a trace of " + std::to_string(trace_.core_count) + " cores");
           if (record.waited > record.acquired) throw TraceError(here, "lock acquired before the wait began");
-          saw_time(record.acquired);
+          saw_time(here, record.acquired);
           trace_.lock_handoffs.push_back(Trace::LockHandoff{core, record});
-          at += sizeof(LockHandoffRecord);
           break;
         }
         case RecordKind::chore: {
           need(sizeof(ChoreRecord));
           const auto record = load<ChoreRecord>(payload + at);
+          at += sizeof(ChoreRecord);
           if (record.chore != static_cast<std::uint16_t>(Chore::wake_up) &&
               record.chore != static_cast<std::uint16_t>(Chore::vp_shell)) {
             throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore));
           }
           if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
-          saw_time(record.end);
+          saw_time(here, record.end);
+          if (!keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, [] { return std::string("a chore"); },
+                          &Integrity::spans_left_out)) break;
           trace_.chores.push_back(Trace::ChoreSpan{core, record});
-          at += sizeof(ChoreRecord);
           break;
         }
         case RecordKind::user_event: {
           need(sizeof(UserEventRecord));
           const auto record = load<UserEventRecord>(payload + at);
+          at += sizeof(UserEventRecord);
           if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));
           if (record.unit == 0) throw TraceError(here, "user event in unit 0");
-          saw_time(record.time);
+          saw_time(here, record.time);
           trace_.user_events.push_back(Trace::UserEvent{core, record});
-          at += sizeof(UserEventRecord);
           break;
         }
         case RecordKind::group: {
           need(sizeof(GroupRecord));
           const auto record = load<GroupRecord>(payload + at);
+          at += sizeof(GroupRecord);
           if (record.role != 1 && record.role != 2) throw TraceError(here, "group member with role " + std::to_string(record.role));
           trace_.group_members.push_back(Trace::Member{core, record});
-          at += sizeof(GroupRecord);
           break;
         }
         default:
@@ -451,49 +659,101 @@ class Parser {
   }
 
   // unit_before is the unit recorded last on `core`, which a record following it (`what`) names
-  // as `unit`; anything else is a corrupt trace.
-  Unit& unit_before(std::size_t here, std::uint16_t core, std::uint64_t unit, const char* what) {
-    last_unit_.resize(trace_.core_count, kNoUnit);
+  // as `unit`; nullptr when that unit was left out (the record goes with it); anything else is a
+  // corrupt trace.
+  Unit* unit_before(std::size_t here, std::uint16_t core, std::uint64_t unit, const char* what) {
+    if (left_out_unit_[core] != 0 && left_out_unit_[core] == unit) return nullptr;
     const std::size_t index = last_unit_[core];
     if (index == kNoUnit || trace_.units[index].record.unit != unit) {
       throw TraceError(here, std::string(what) + " for unit " + std::to_string(unit) +
                                  ", which is not the unit recorded before it on core " + std::to_string(core));
     }
-    return trace_.units[index];
+    return &trace_.units[index];
   }
 
   Source& source_;
-  std::size_t size_;
+  std::string name_;
   Trace trace_;
+  std::size_t at_ = 0;  // where the chunk being read begins, for an out-of-memory error
+  ChunkHeader chunk_{};  // the chunk being read
+  std::size_t chunk_at_ = 0;
   bool metadata_seen_ = false;
   bool closing_seen_ = false;
   std::uint16_t version_major_ = 0;
-  std::vector<std::size_t> last_unit_;  // per core: index in trace_.units of its latest unit
+  std::vector<std::size_t> last_unit_;       // per core: index in trace_.units of its latest unit
+  std::vector<std::uint64_t> left_out_unit_;  // per core: the unit just left out, whose records go with it
+  std::vector<CoreClock> clocks_, wait_clocks_, chore_clocks_;  // per core
+  UnitIdSet unit_ids_;
+  std::unordered_map<ChunkKey, std::uint64_t, ChunkKeyHash> chunks_seen_;  // events and definitions: sequence
   std::size_t unit_size_ = sizeof(UnitRecord);
 };
 
 }  // namespace
 
-Trace parse_trace(const unsigned char* data, std::size_t size) {
-  MemorySource source(data, size);
-  return Parser<MemorySource>(source).run();
+std::uint64_t max_trace_bytes() {
+  const char* given = std::getenv("MOIRAI_TRACE_MAX_BYTES");
+  if (given == nullptr || *given == '\0') return kDefaultMaxTraceBytes;
+  char* rest = nullptr;
+  errno = 0;
+  const unsigned long long number = std::strtoull(given, &rest, 10);
+  std::uint64_t scale = 1;
+  const std::string suffix = rest != nullptr ? rest : "";
+  if (suffix == "K" || suffix == "k") scale = 1ull << 10;
+  if (suffix == "M") scale = 1ull << 20;
+  if (suffix == "G") scale = 1ull << 30;
+  if (errno != 0 || rest == given || *given == '-' || (scale == 1 && !suffix.empty()) || number == 0 ||
+      number > std::numeric_limits<std::uint64_t>::max() / scale) {
+    throw TraceError(0, std::string("MOIRAI_TRACE_MAX_BYTES=") + given + " is not a size (bytes above 0, or with K, M or G)");
+  }
+  return number * scale;
 }
 
-Trace read_trace(const std::string& path) {
+Trace parse_trace(const unsigned char* data, std::size_t size) {
+  MemorySource source(data, size);
+  return Parser<MemorySource>(source, "the trace").run();
+}
+
+Trace read_trace(const std::string& path) { return read_trace(path, max_trace_bytes()); }
+
+Trace read_trace(const std::string& path, std::uint64_t max_bytes) {
   std::unique_ptr<std::FILE, int (*)(std::FILE*)> file(std::fopen(path.c_str(), "rb"), std::fclose);
   struct stat info {};
   if (!file || ::fstat(::fileno(file.get()), &info) != 0) throw TraceError(0, "cannot open " + path + ": " + std::strerror(errno));
+  if (S_ISDIR(info.st_mode)) throw TraceError(0, path + " is a directory, not a trace file");
   if (!S_ISREG(info.st_mode)) {
-    // A pipe or device has no size to stat: read it whole.
-    std::vector<unsigned char> bytes;
-    unsigned char piece[65536];
-    for (std::size_t got; (got = std::fread(piece, 1, sizeof piece, file.get())) > 0;) bytes.insert(bytes.end(), piece, piece + got);
-    if (bytes.empty()) throw TraceError(0, path + " is empty");
-    return parse_trace(bytes.data(), bytes.size());
+    // A pipe or a device has no size to check first: it is read as it comes, up to the limit.
+    StreamSource source(file.get(), max_bytes, path);
+    return Parser<StreamSource>(source, path).run();
   }
   if (info.st_size == 0) throw TraceError(0, path + " is empty");
+  if (static_cast<std::uint64_t>(info.st_size) > max_bytes) {
+    throw TraceError(0, path + " is " + std::to_string(info.st_size) + " bytes, over the trace size limit of " +
+                            std::to_string(max_bytes) + " bytes (MOIRAI_TRACE_MAX_BYTES)");
+  }
   FileSource source(file.get(), static_cast<std::size_t>(info.st_size));
-  return Parser<FileSource>(source).run();
+  return Parser<FileSource>(source, path).run();
+}
+
+std::string Integrity::summary() const {
+  if (warnings.empty()) return "";
+  std::string text = "the reader left out ";
+  const auto part = [&](std::uint64_t count, const char* one, const char* many) {
+    if (count == 0) return;
+    if (text.back() != ' ') text += ", ";
+    text += std::to_string(count) + " " + (count == 1 ? one : many);
+  };
+  part(chunks_left_out, "repeated chunk", "repeated chunks");
+  part(units_left_out, "unit", "units");
+  part(spans_left_out, "span", "spans");
+  text += " that broke the trace's invariants (the first: " + warnings.front() + ")";
+  return text;
+}
+
+std::vector<std::string> trace_warnings(const Trace& trace) {
+  std::vector<std::string> lines;
+  if (!trace.complete) lines.push_back(trace.cut);
+  lines.insert(lines.end(), trace.integrity.warnings.begin(), trace.integrity.warnings.end());
+  return lines;
 }
 
 }  // namespace moirai::trace

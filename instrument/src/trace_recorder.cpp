@@ -2,11 +2,11 @@
 #include "moirai/instrument/trace_recorder.h"
 
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sched.h>
 #include <hwloc.h>
 #include <pthread.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -28,6 +28,7 @@
 
 #include "moirai/instrument/clock.h"
 #include "moirai/trace/format.h"
+#include "chunk_checksum.h"
 #include "counter_set.h"
 #include "machine_load.h"
 #include "os_time.h"
@@ -152,6 +153,10 @@ struct TraceRecorder::Impl {
   bool finished = false;
   RecorderStats stats;  // written by the writer thread (and finish)
   std::uint64_t sequence = 0;
+  // The file's bytes up to the end of its last complete chunk; once a write failed (a full disk,
+  // a file-size limit), `stats.stopped` says why and nothing more is written.
+  std::uint64_t whole_bytes = 0;
+  bool catching_xfsz = false;  // this recorder ignores SIGXFSZ while it records
 
   std::mutex definitions_mutex;
   std::vector<unsigned char> definitions;
@@ -180,7 +185,8 @@ struct TraceRecorder::Impl {
   std::uint64_t now(CoreId core) const noexcept { return Clock::now(time, core); }
 
   void write_all(const void* data, std::size_t size);
-  void write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);
+  bool write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload, std::size_t size);
+  void stop_writing(const std::string& reason);
   void write_metadata(const std::string& language, std::size_t core_count, double unit_cost_ns);
   void os_closing_lines(std::vector<std::pair<std::string, std::string>>& lines) const;
   double measure_unit_cost();
@@ -208,6 +214,8 @@ struct TraceRecorder::Impl {
   void write_ending(int signal, std::uint64_t end_time);
   void catch_stop_signals();
   void release_stop_signals();
+  void ignore_file_size_signal();
+  void restore_file_size_signal();
   int stop_signal() const;
   [[noreturn]] void end_by_signal(int signal, std::uint64_t end_time);
 };
@@ -232,19 +240,61 @@ void TraceRecorder::Impl::write_all(const void* data, std::size_t size) {
   }
 }
 
-void TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload,
+// write_chunk writes one chunk; false when the trace is no longer written (a write failed, now
+// or before: the recording stopped, and the chunk is let go).
+bool TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, const void* payload,
                                       std::size_t size) {
+  if (!stats.stopped.empty()) return false;
   fmt::ChunkHeader header{};
   header.magic = fmt::kChunkMagic;
   header.type = static_cast<std::uint16_t>(type);
   header.core = core;
   header.payload_size = static_cast<std::uint32_t>(size);
-  header.payload_crc32 = static_cast<std::uint32_t>(
-      crc32(0L, static_cast<const Bytef*>(payload), static_cast<uInt>(size)));
+  header.payload_crc32 = fmt::detail::chunk_checksum(header, payload, size);
   header.sequence = sequence++;
-  write_all(&header, sizeof header);
-  write_all(payload, size);
+  try {
+    write_all(&header, sizeof header);
+    write_all(payload, size);
+  } catch (const std::runtime_error& error) {
+    stop_writing(error.what());
+    return false;
+  }
   ++stats.chunks;
+  whole_bytes = stats.bytes;
+  return true;
+}
+
+// stop_writing ends the recording when the trace can no longer be written (ENOSPC, EFBIG, EIO):
+// the program goes on unrecorded rather than being aborted. It says so once on stderr, cuts the
+// file back to its last complete chunk and, if the room that frees allows, adds a closing chunk
+// saying why, without an end chunk: the trace reads as cut, and the reader's `cut` gives the reason.
+void TraceRecorder::Impl::stop_writing(const std::string& reason) {
+  stats.stopped = reason;
+  const std::string message = "moirai: recording stopped: " + reason +
+                              "; the program goes on unrecorded, and the trace holds what was written before "
+                              "(it reads as cut)\n";
+  [[maybe_unused]] const ssize_t said = ::write(STDERR_FILENO, message.data(), message.size());
+  struct stat info {};
+  if (::fstat(fd, &info) != 0 || !S_ISREG(info.st_mode)) return;
+  if (::ftruncate(fd, static_cast<off_t>(whole_bytes)) != 0 || ::lseek(fd, static_cast<off_t>(whole_bytes), SEEK_SET) < 0) return;
+  stats.bytes = whole_bytes;
+  if (stats.chunks == 0) return;  // a closing chunk may only follow the metadata, the first chunk
+  std::string text;
+  key_value_line(text, "recording_stopped", reason);
+  key_value_line(text, "end_reason", "the recorder stopped writing mid-run: " + reason);
+  fmt::ChunkHeader header{};
+  header.magic = fmt::kChunkMagic;
+  header.type = static_cast<std::uint16_t>(fmt::ChunkType::closing);
+  header.core = fmt::kNoCore;
+  header.payload_size = static_cast<std::uint32_t>(text.size());
+  header.payload_crc32 = fmt::detail::chunk_checksum(header, text.data(), text.size());
+  header.sequence = stats.chunks;
+  try {
+    write_all(&header, sizeof header);
+    write_all(text.data(), text.size());
+  } catch (const std::runtime_error&) {
+    if (::ftruncate(fd, static_cast<off_t>(whole_bytes)) == 0) stats.bytes = whole_bytes;  // no room even for that
+  }
 }
 
 void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_t core_count,
@@ -520,9 +570,10 @@ void TraceRecorder::Impl::write_committed(std::size_t core, Buffer& buffer) {
   const std::size_t bytes = static_cast<std::size_t>(committed & 0xFFFFFFFFu);
   const std::uint64_t records = committed >> 32;
   if (bytes <= buffer.written) return;
-  write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(core), buffer.bytes.data() + buffer.written,
-              bytes - buffer.written);
-  stats.records += records - buffer.written_records;
+  if (write_chunk(fmt::ChunkType::events, static_cast<std::uint16_t>(core), buffer.bytes.data() + buffer.written,
+                  bytes - buffer.written)) {
+    stats.records += records - buffer.written_records;
+  }
   buffer.written = bytes;
   buffer.written_records = records;
 }
@@ -662,6 +713,33 @@ void TraceRecorder::Impl::catch_stop_signals() {
   }
 }
 
+// ignore_file_size_signal makes a file-size limit (ulimit -f) fail the trace's writes with EFBIG,
+// which stop the recording, instead of letting SIGXFSZ end the process; unless the application
+// set the signal's action itself.
+void TraceRecorder::Impl::ignore_file_size_signal() {
+  struct sigaction current {};
+  if (::sigaction(SIGXFSZ, nullptr, &current) != 0) return;
+  if ((current.sa_flags & SA_SIGINFO) != 0 || current.sa_handler != SIG_DFL) return;
+  struct sigaction ignore {};
+  ignore.sa_handler = SIG_IGN;
+  sigemptyset(&ignore.sa_mask);
+  catching_xfsz = ::sigaction(SIGXFSZ, &ignore, nullptr) == 0;
+}
+
+// restore_file_size_signal gives SIGXFSZ back its default action, unless the application changed it since.
+void TraceRecorder::Impl::restore_file_size_signal() {
+  if (!catching_xfsz) return;
+  catching_xfsz = false;
+  struct sigaction current {};
+  if (::sigaction(SIGXFSZ, nullptr, &current) != 0) return;
+  if ((current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == SIG_IGN) {
+    struct sigaction fallback {};
+    fallback.sa_handler = SIG_DFL;
+    sigemptyset(&fallback.sa_mask);
+    ::sigaction(SIGXFSZ, &fallback, nullptr);
+  }
+}
+
 // release_stop_signals gives the signals this recorder caught back their default action,
 // unless the application installed a handler of its own since.
 void TraceRecorder::Impl::release_stop_signals() {
@@ -747,6 +825,7 @@ TraceRecorder::TraceRecorder(RecorderOptions options)
   header.version_major = fmt::kVersionMajor;
   header.version_minor = fmt::kVersionMinor;
   rec.write_all(&header, sizeof header);
+  rec.whole_bytes = rec.stats.bytes;
   Clock::info();  // calibrate now, not in the middle of the run
 }
 
@@ -808,6 +887,7 @@ void TraceRecorder::run_start(const std::string& language,
     }
   }
   rec.catch_stop_signals();
+  rec.ignore_file_size_signal();
   rec.writer = std::thread([&rec] { rec.writer_loop(); });
 }
 
@@ -834,6 +914,7 @@ RecorderStats TraceRecorder::finish() {
     rec.end_by_signal(signal, end_time);
   }
   rec.write_ending(0, end_time);
+  rec.restore_file_size_signal();
   for (CoreRecorder& core : rec.cores) {
     delete core.buffer;
     core.buffer = nullptr;

@@ -298,6 +298,10 @@ ExportCounts export_otf2(const trace::Trace& trace, const std::string& out) {
   check(OTF2_Archive_SetFlushCallbacks(archive.handle, &flush_callbacks, nullptr), "flush callbacks");
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive.handle), "collective callbacks");
   check(OTF2_Archive_SetCreator(archive.handle, "moirai export"), "creator");
+  // What the reader left out of the trace travels with the archive (otf2-print -A shows it).
+  if (!trace.integrity.sound()) {
+    check(OTF2_Archive_SetProperty(archive.handle, "MOIRAI::INTEGRITY", trace.integrity.summary().c_str(), true), "integrity property");
+  }
   Otf2Writer writer(model, archive.handle);
   writer.write();
   const OTF2_ErrorCode closed = OTF2_Archive_Close(archive.handle);

@@ -37,6 +37,7 @@ class PerfettoWriter {
       out_ << (first ? "" : ",") << detail::json_string(key) << ':' << detail::json_string(value);
       first = false;
     }
+    if (!trace_.integrity.sound()) out_ << (first ? "" : ",") << "\"integrity\":" << detail::json_string(trace_.integrity.summary());
     out_ << "},\"traceEvents\":[\n";
     names();
     for (std::uint32_t core = 0; core < trace_.core_count; ++core) write_core(core);

@@ -165,6 +165,7 @@ void write_definitions(Database& db, const trace::Trace& trace, const detail::Ex
   metadata(std::string("makespan_ns"))(std::to_string(model.duration_ns(model.origin, model.origin + model.graph.makespan))).row();
   metadata(std::string("complete"))(std::string(trace.complete ? "1" : "0")).row();
   if (!trace.complete) metadata(std::string("cut"))(trace.cut).row();
+  if (!trace.integrity.sound()) metadata(std::string("integrity"))(trace.integrity.summary()).row();
   auto construct = db.insert("INSERT INTO constructs VALUES (?, ?)");
   for (std::uint32_t kind = 0; kind < trace.constructs.size(); ++kind) construct(kind)(trace.construct_name(kind)).row();
   auto site = db.insert("INSERT INTO call_sites VALUES (?, ?, ?, ?, ?)");

@@ -148,6 +148,7 @@ Report build_report(const trace::Trace& trace) {
   report.minor_hints = std::move(out.minor);
   report.notes = std::move(out.notes);
   report.warnings = std::move(out.warnings);
+  if (!trace.integrity.sound()) report.warnings.insert(report.warnings.begin(), trace.integrity.summary() + ".");
   for (const Hint& hint : report.hints) report.lost.explained += hint.lost;
   return report;
 }

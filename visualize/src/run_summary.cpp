@@ -174,6 +174,8 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   } else {
     out << "INCOMPLETE: " << trace.cut << '\n';
   }
+  if (!trace.integrity.sound()) out << "left out:     " << trace.integrity.summary() << '\n';
+  for (const std::string& warning : trace.integrity.warnings) out << "  " << warning << '\n';
   if (!trace.interrupted.empty()) out << "interrupted:  " << trace.interruption() << '\n';
 }
 
@@ -225,7 +227,11 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
       << ",\"records\":" << (trace.complete ? trace.end.records : 0) << ",\"dropped\":" << trace.end.dropped
       << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut)
       << ",\"ends_at_ms\":" << fixed(trace.ms_from_start(trace.latest))
-      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json_string(trace.interrupted)) << "}}\n";
+      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json_string(trace.interrupted))
+      << ",\"left_out\":{\"chunks\":" << trace.integrity.chunks_left_out << ",\"units\":" << trace.integrity.units_left_out
+      << ",\"spans\":" << trace.integrity.spans_left_out << "},\"warnings\":[";
+  for (std::size_t i = 0; i < trace.integrity.warnings.size(); ++i) out << (i ? "," : "") << json_string(trace.integrity.warnings[i]);
+  out << "]}}\n";
 }
 
 }  // namespace moirai::visualize

@@ -213,6 +213,7 @@ ScgLayout layout_scg(const trace::Trace& trace, const ScgOptions& options) {
   }
   auto cmd = trace.metadata.find("command_line");
   layout.title = "Scheduling Consequence Graph: " + (cmd == trace.metadata.end() ? std::string("?") : cmd->second);
+  if (!trace.integrity.sound()) layout.title += "\\n" + trace.integrity.summary();
 
   // The drawn window of the run.
   const RunSpan span = run_span(trace);

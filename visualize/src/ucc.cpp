@@ -255,6 +255,7 @@ UccLayout layout_ucc(const trace::Trace& trace, const UccOptions& options) {
   auto cmd = trace.metadata.find("command_line");
   layout.title = std::string("Unit & Constraint Collection") + (options.weighted ? " (weighted)" : "") + ": " +
                  (cmd == trace.metadata.end() ? std::string("?") : cmd->second);
+  if (!trace.integrity.sound()) layout.title += "\\n" + trace.integrity.summary();
   const UnitGraph graph = build_unit_graph(trace);
   const CriticalPath path = critical_path(graph, trace);
   layout.parallelism = path.parallelism;

@@ -34,6 +34,7 @@ struct RecorderStats {
   std::uint64_t bytes = 0;
   std::uint64_t dropped = 0;       // always 0: cores wait for the writer instead
   std::uint64_t writer_waits = 0;
+  std::string stopped;             // why the recording stopped mid-run (a write failed); empty: the trace is whole
 };
 
 // TraceRecorder is a RuntimeObserver that writes the trace format of docs/trace-format.md: each

@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 3.2 (readers also read versions 1 and 2). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.3 (readers also read versions 1 and 2, and 3.0 to 3.2). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -18,11 +18,21 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 2;  // 3.1: declared_work records; 3.2: chore records
+inline constexpr std::uint16_t kVersionMinor = 3;  // 3.1: declared_work records; 3.2: chore records;
+                                                   // 3.3: the checksum covers the chunk's core
+// kChunkHeaderChecksumMinor is the first 3.x whose chunk checksum covers the header's type, core
+// and payload size as well as the payload.
+inline constexpr std::uint16_t kChunkHeaderChecksumMinor = 3;
 // kChunkMagic opens every chunk, so a reader can tell a cut file from garbage.
 inline constexpr std::uint32_t kChunkMagic = 0x4B4E4843;  // "CHNK"
 // kNoCore is the chunk core of chunks that belong to no core.
 inline constexpr std::uint16_t kNoCore = 0xFFFF;
+// kNoHomeCore is a VP definition's home core when the VP is not pinned.
+inline constexpr std::uint32_t kNoHomeCore = 0xFFFFFFFF;
+// kMinClockHz and kMaxClockHz bound a trace's clock rate (metadata clock_hz): the reader refuses
+// a rate outside them, which would turn every time into nonsense.
+inline constexpr double kMinClockHz = 1e3;
+inline constexpr double kMaxClockHz = 1e11;
 // kMaxCounters bounds the counters one trace records.
 inline constexpr std::size_t kMaxCounters = 8;
 // kMaxChunkPayload bounds a chunk, so a corrupt size cannot make a reader allocate gigabytes.
@@ -53,7 +63,8 @@ struct ChunkHeader {
   std::uint16_t type;           // ChunkType
   std::uint16_t core;           // events: the core; otherwise kNoCore
   std::uint32_t payload_size;   // bytes after this header
-  std::uint32_t payload_crc32;  // CRC-32 (zlib) of the payload
+  std::uint32_t payload_crc32;  // CRC-32 (zlib): from 3.3 of type, core and payload_size, then the
+                                // payload; before 3.3 of the payload only
   std::uint64_t sequence;       // 0, 1, 2, ... in file order
 };
 static_assert(sizeof(ChunkHeader) == 24);

@@ -53,6 +53,24 @@ struct Span {
   std::uint64_t end = 0;
 };
 
+// Integrity is what the reader left out of a trace whose rest is sound, and why: a chunk written
+// twice, a unit id recorded twice, a span that overlaps the one before it on its core
+// (docs/trace-format.md, "What the reader checks").
+struct Integrity {
+  std::uint64_t chunks_left_out = 0;  // events or definitions chunks that repeat an earlier one
+  std::uint64_t units_left_out = 0;   // unit records (with their OS and declared-work records)
+  std::uint64_t spans_left_out = 0;   // idle, paused, writer-wait spans and chores
+  std::vector<std::string> warnings;  // one per part left out: "at byte N (chunk S ...): ...; left out"
+
+  // sound says that nothing was left out.
+  bool sound() const noexcept { return warnings.empty(); }
+  // summary says in one line what was left out, for an output's notes; empty when sound.
+  std::string summary() const;
+};
+
+// kMaxLeftOut is how many parts the reader leaves out of a trace before refusing it as unsound.
+inline constexpr std::size_t kMaxLeftOut = 100;
+
 // Trace is everything a trace file holds, in file order per core.
 struct Trace {
   std::pair<std::uint16_t, std::uint16_t> version{};  // the file's format, major and minor
@@ -95,6 +113,7 @@ struct Trace {
   std::string interrupted;      // the signal that stopped the run ("SIGINT"), from the closing
                                 // chunk; empty when the run was not interrupted
   EndPayload end{};             // valid when complete
+  Integrity integrity;          // what the reader left out, and why
 
   // construct_name is the display name of a construct kind ("construct N" if undefined).
   std::string construct_name(std::uint32_t kind) const;
@@ -113,11 +132,25 @@ struct Trace {
   std::string interruption() const;
 };
 
-// read_trace reads and validates a whole trace file. Throws TraceError for a file that is not a
-// trace or is corrupt (wrong magic, future version, bad checksum, impossible ids or times);
-// a trace cut short reads up to its last complete chunk and says so in Trace::cut.
+// kDefaultMaxTraceBytes is the largest trace read_trace reads unless MOIRAI_TRACE_MAX_BYTES says otherwise.
+inline constexpr std::uint64_t kDefaultMaxTraceBytes = 4ull << 30;
+
+// read_trace reads and validates a whole trace file of at most max_trace_bytes(). Throws
+// TraceError for a file that is not a trace or is corrupt (wrong magic, future version, bad
+// checksum, impossible ids or times, a broken invariant), too large, or more than memory holds;
+// a trace cut short reads up to its last complete chunk and says so in Trace::cut, and what an
+// otherwise sound trace had to leave out is in Trace::integrity.
 Trace read_trace(const std::string& path);
+// read_trace with a size limit of its own: a larger file, or a pipe or device that gives more
+// bytes, is refused once the limit is reached.
+Trace read_trace(const std::string& path, std::uint64_t max_bytes);
 // parse_trace does the same for bytes in memory (the fuzz target uses it).
 Trace parse_trace(const unsigned char* data, std::size_t size);
+// max_trace_bytes is the size limit read_trace applies: MOIRAI_TRACE_MAX_BYTES (bytes, or a
+// number with K, M or G) or kDefaultMaxTraceBytes; throws TraceError when the variable is no size.
+std::uint64_t max_trace_bytes();
+// trace_warnings are the lines a tool prints on stderr after reading a trace: where it was cut
+// (if it was), then each part the reader left out.
+std::vector<std::string> trace_warnings(const Trace& trace);
 
 }  // namespace moirai::trace

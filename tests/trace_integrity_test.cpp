@@ -1,0 +1,447 @@
+// What the reader refuses that a checksum cannot (docs/trace-format.md, "What the reader checks"):
+// a crafted trace per invariant, refused with its chunk and byte, or read with the broken part
+// left out and said in Trace::integrity; and input that must not exhaust memory.
+#include <gtest/gtest.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include <csignal>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "moirai/trace/format.h"
+#include "moirai/trace/reader.h"
+#include "support/trace_builder.h"
+
+namespace {
+
+using namespace moirai;
+using Bytes = std::vector<unsigned char>;
+
+std::string temp_path(const std::string& name) {
+  return ::testing::TempDir() + "moirai_integrity_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+}
+
+Bytes file_bytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return Bytes(std::istreambuf_iterator<char>(in), {});
+}
+
+// Chunk is one chunk of a trace in memory: where its header is, and the header.
+struct Chunk {
+  std::size_t at = 0;
+  trace::ChunkHeader header{};
+};
+
+std::vector<Chunk> chunks_of(const Bytes& bytes) {
+  std::vector<Chunk> chunks;
+  for (std::size_t at = sizeof(trace::FileHeader); at + sizeof(trace::ChunkHeader) <= bytes.size();) {
+    Chunk chunk{at, {}};
+    std::memcpy(&chunk.header, bytes.data() + at, sizeof chunk.header);
+    chunks.push_back(chunk);
+    at += sizeof(trace::ChunkHeader) + chunk.header.payload_size;
+  }
+  return chunks;
+}
+
+void store_header(Bytes& bytes, const Chunk& chunk) { std::memcpy(bytes.data() + chunk.at, &chunk.header, sizeof chunk.header); }
+
+// checksum_as is the checksum a chunk carries in format 3.`minor`.
+std::uint32_t checksum_as(const Bytes& bytes, const Chunk& chunk, std::uint16_t minor) {
+  uLong crc = crc32(0L, Z_NULL, 0);
+  if (minor >= 3) crc = crc32(crc, reinterpret_cast<const Bytef*>(&chunk.header.type), 8);
+  return static_cast<std::uint32_t>(crc32(crc, bytes.data() + chunk.at + sizeof(trace::ChunkHeader), chunk.header.payload_size));
+}
+
+// write_two_cores writes a sound trace of two cores, two units and an idle span each, to `path`.
+void write_two_cores(const std::string& path) {
+  test_support::TraceBuilder out(2);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.idle(0, 220, 300);
+  out.unit(0, 2, 1, 300, 310, 400, 420, 0, 0);
+  out.unit(1, 3, 2, 100, 110, 250, 260, 0, 0);
+  out.idle(1, 260, 300);
+  out.unit(1, 4, 2, 300, 305, 390, 400, 0, 0);
+  out.write(path);
+}
+
+trace::Trace read_bytes(const Bytes& bytes) { return trace::parse_trace(bytes.data(), bytes.size()); }
+
+// refused_with is the reader's message for a trace it must refuse.
+std::string refused_with(const std::string& path) {
+  try {
+    trace::read_trace(path);
+  } catch (const trace::TraceError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << path << " was read, but must be refused";
+  return "";
+}
+
+TEST(TraceIntegrity, ASoundTraceLeavesNothingOut) {
+  const std::string path = temp_path("sound");
+  write_two_cores(path);
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_TRUE(t.integrity.sound());
+  EXPECT_EQ(t.integrity.summary(), "");
+  EXPECT_EQ(t.units.size(), 4u);
+  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{3, 3}));
+}
+
+TEST(TraceIntegrity, AFlippedCoreIdFailsTheChecksumFromFormat3_3) {
+  const std::string path = temp_path("core");
+  write_two_cores(path);
+  Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  for (Chunk chunk : chunks_of(bytes)) {
+    if (chunk.header.type != static_cast<std::uint16_t>(trace::ChunkType::events) || chunk.header.core != 0) continue;
+    chunk.header.core = 1;
+    store_header(bytes, chunk);
+    try {
+      read_bytes(bytes);
+      FAIL() << "a chunk whose core id was flipped was read";
+    } catch (const trace::TraceError& error) {
+      EXPECT_EQ(error.offset(), chunk.at);
+      EXPECT_NE(std::string(error.what()).find("fails its checksum"), std::string::npos) << error.what();
+    }
+    return;
+  }
+  FAIL() << "no events chunk of core 0";
+}
+
+TEST(TraceIntegrity, AFormat3_2TraceStillReadsWithItsPayloadChecksums) {
+  const std::string path = temp_path("old");
+  write_two_cores(path);
+  Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  bytes[10] = 2;  // version_minor
+  for (Chunk chunk : chunks_of(bytes)) {
+    chunk.header.payload_crc32 = checksum_as(bytes, chunk, 2);
+    store_header(bytes, chunk);
+  }
+  const trace::Trace t = read_bytes(bytes);
+  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{3, 2}));
+  EXPECT_EQ(t.units.size(), 4u);
+  EXPECT_TRUE(t.integrity.sound());
+}
+
+TEST(TraceIntegrity, ARepeatedChunkIsLeftOutWithAWarning) {
+  const std::string path = temp_path("repeat");
+  write_two_cores(path);
+  Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  const std::vector<Chunk> chunks = chunks_of(bytes);
+  std::size_t events = 0;
+  while (chunks[events].header.type != static_cast<std::uint16_t>(trace::ChunkType::events)) ++events;
+  // The events chunk again, right after itself, and every later chunk renumbered.
+  const Chunk& original = chunks[events];
+  const std::size_t end = original.at + sizeof(trace::ChunkHeader) + original.header.payload_size;
+  Bytes repeated(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(end));
+  repeated.insert(repeated.end(), bytes.begin() + static_cast<std::ptrdiff_t>(original.at), bytes.begin() + static_cast<std::ptrdiff_t>(end));
+  repeated.insert(repeated.end(), bytes.begin() + static_cast<std::ptrdiff_t>(end), bytes.end());
+  std::vector<Chunk> now = chunks_of(repeated);
+  for (std::size_t i = events + 1; i < now.size(); ++i) {
+    now[i].header.sequence = i;
+    store_header(repeated, now[i]);
+  }
+  const trace::Trace t = read_bytes(repeated);
+  EXPECT_EQ(t.units.size(), 4u) << "the repeat's units are not read twice";
+  EXPECT_EQ(t.integrity.chunks_left_out, 1u);
+  ASSERT_EQ(t.integrity.warnings.size(), 1u);
+  EXPECT_NE(t.integrity.warnings[0].find("at byte " + std::to_string(end)), std::string::npos) << t.integrity.warnings[0];
+  EXPECT_NE(t.integrity.warnings[0].find("repeats chunk " + std::to_string(events)), std::string::npos) << t.integrity.warnings[0];
+  EXPECT_NE(t.integrity.summary().find("1 repeated chunk"), std::string::npos) << t.integrity.summary();
+}
+
+TEST(TraceIntegrity, ARepeatedUnitIdIsLeftOutWithItsRecords) {
+  const std::string path = temp_path("unit_id");
+  test_support::TraceBuilder out(2);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.unit(1, 1, 2, 100, 110, 250, 260, 0, 0);  // unit 1 again, on the other core
+  out.os_taken(1, 1, 5);
+  out.declared_work(1, 1, 77);
+  out.unit(1, 2, 2, 260, 270, 280, 290, 0, 0);
+  out.write(path);
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(t.units.size(), 2u);
+  EXPECT_EQ(t.units[0].core, 0u);
+  EXPECT_EQ(t.units[0].taken, 0u) << "the left-out unit's OS record went with it";
+  EXPECT_EQ(t.integrity.units_left_out, 1u);
+  ASSERT_EQ(t.integrity.warnings.size(), 1u);
+  EXPECT_NE(t.integrity.warnings[0].find("events of core 1"), std::string::npos) << t.integrity.warnings[0];
+  EXPECT_NE(t.integrity.warnings[0].find("unit 1 was recorded before"), std::string::npos) << t.integrity.warnings[0];
+}
+
+TEST(TraceIntegrity, AnOverlappingUnitIsLeftOutWithAWarning) {
+  const std::string path = temp_path("overlap");
+  test_support::TraceBuilder out(1);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.unit(0, 2, 1, 150, 230, 240, 250, 0, 0);  // begins inside unit 1
+  out.unit(0, 3, 1, 220, 230, 240, 250, 0, 0);
+  out.write(path);
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(t.units.size(), 2u);
+  EXPECT_EQ(t.units[1].record.unit, 3u);
+  EXPECT_EQ(t.integrity.units_left_out, 1u);
+  ASSERT_EQ(t.integrity.warnings.size(), 1u);
+  EXPECT_NE(t.integrity.warnings[0].find("unit 2 [150, 250) overlaps"), std::string::npos) << t.integrity.warnings[0];
+}
+
+TEST(TraceIntegrity, AnOverlappingIdleSpanIsLeftOut) {
+  const std::string path = temp_path("idle");
+  test_support::TraceBuilder out(1);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.idle(0, 210, 300);
+  out.write(path);
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_TRUE(t.idle.empty());
+  EXPECT_EQ(t.integrity.spans_left_out, 1u);
+}
+
+TEST(TraceIntegrity, TimeGoingBackwardsOnACoreIsRefused) {
+  const std::string path = temp_path("backwards");
+  test_support::TraceBuilder out(1);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.unit(0, 2, 1, 50, 60, 70, 80, 0, 0);
+  out.write(path);
+  const std::string message = refused_with(path);
+  std::remove(path.c_str());
+  EXPECT_NE(message.find("at byte "), std::string::npos) << message;
+  EXPECT_NE(message.find("chunk "), std::string::npos) << message;
+  EXPECT_NE(message.find("time goes backwards on the core"), std::string::npos) << message;
+}
+
+TEST(TraceIntegrity, AClockRateOutOfRangeIsRefused) {
+  for (const double hz : {1.0, 1e12}) {
+    const std::string path = temp_path("clock");
+    trace::BuilderOptions options;
+    options.clock_hz = hz;
+    test_support::TraceBuilder(options).write(path);
+    const std::string message = refused_with(path);
+    std::remove(path.c_str());
+    EXPECT_NE(message.find("impossible clock frequency"), std::string::npos) << message;
+  }
+}
+
+TEST(TraceIntegrity, AHomeCoreBeyondTheCoresIsRefused) {
+  const std::string path = temp_path("home");
+  test_support::TraceBuilder out(2);
+  out.vp(1, "main", 5, 0);
+  out.write(path);
+  const std::string message = refused_with(path);
+  std::remove(path.c_str());
+  EXPECT_NE(message.find("VP 1 has home core 5 in a trace of 2 cores"), std::string::npos) << message;
+  EXPECT_NE(message.find("(definitions)"), std::string::npos) << message;
+}
+
+TEST(TraceIntegrity, ATimeBeyond2To63IsRefused) {
+  const std::string path = temp_path("huge_time");
+  test_support::TraceBuilder out(1);
+  out.idle(0, 1, (1ull << 63) + 5);
+  out.write(path);
+  const std::string message = refused_with(path);
+  std::remove(path.c_str());
+  EXPECT_NE(message.find("beyond 2^63"), std::string::npos) << message;
+}
+
+TEST(TraceIntegrity, ManyBrokenPartsMakeTheTraceUnsound) {
+  const std::string path = temp_path("many");
+  test_support::TraceBuilder out(1);
+  out.unit(0, 1, 1, 100, 110, 200, 100000, 0, 0);
+  for (std::uint64_t u = 2; u < trace::kMaxLeftOut + 3; ++u) out.unit(0, u, 1, 100 + u, 200 + u, 300 + u, 400 + u, 0, 0);
+  out.write(path);
+  const std::string message = refused_with(path);
+  std::remove(path.c_str());
+  EXPECT_NE(message.find("more than 100 parts of the trace are inconsistent"), std::string::npos) << message;
+}
+
+// --- Bounded input --------------------------------------------------------------------------
+
+long peak_rss_kib() {
+  rusage usage{};
+  ::getrusage(RUSAGE_SELF, &usage);
+  return usage.ru_maxrss;
+}
+
+TEST(TraceInput, DevZeroIsRefusedAtOnce) {
+  try {
+    trace::read_trace("/dev/zero");
+    FAIL() << "/dev/zero was read as a trace";
+  } catch (const trace::TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a Moirai trace"), std::string::npos) << error.what();
+  }
+}
+
+TEST(TraceInput, ADirectoryIsRefused) {
+  EXPECT_THROW(trace::read_trace(::testing::TempDir()), trace::TraceError);
+}
+
+// A huge length field in a short file: a cut trace, found without allocating the 64 MiB claimed.
+TEST(TraceInput, AHugeChunkLengthInAShortFileAllocatesNothing) {
+  const std::string path = temp_path("huge_length");
+  write_two_cores(path);
+  Bytes bytes = file_bytes(path);
+  std::vector<Chunk> chunks = chunks_of(bytes);
+  Chunk last = chunks.back();
+  last.header.payload_size = trace::kMaxChunkPayload;
+  store_header(bytes, last);
+  std::ofstream(path, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()), static_cast<std::streamsize>(bytes.size()));
+  const long before = peak_rss_kib();
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_FALSE(t.complete);
+  EXPECT_LT(peak_rss_kib() - before, 16 * 1024) << "KiB of peak RSS grew while reading";
+  last.header.payload_size = trace::kMaxChunkPayload + 1;
+  store_header(bytes, last);
+  EXPECT_THROW(read_bytes(bytes), trace::TraceError);
+}
+
+// PipeFeeder writes bytes into a pipe, then zeros until the reader closes it: an endless stream.
+class PipeFeeder {
+ public:
+  explicit PipeFeeder(Bytes head) {
+    if (::pipe(fds_) != 0) throw std::runtime_error("pipe failed");
+    writer_ = std::thread([this, head = std::move(head)] {
+      const Bytes zeros(1 << 16, 0);
+      bool ok = ::write(fds_[1], head.data(), head.size()) == static_cast<ssize_t>(head.size());
+      while (ok) ok = ::write(fds_[1], zeros.data(), zeros.size()) > 0;
+      ::close(fds_[1]);
+    });
+  }
+  ~PipeFeeder() {
+    ::close(fds_[0]);  // the writer's next write fails with EPIPE (ignored below) and it ends
+    writer_.join();
+  }
+  std::string path() const { return "/dev/fd/" + std::to_string(fds_[0]); }
+
+ private:
+  int fds_[2] = {-1, -1};
+  std::thread writer_;
+};
+
+TEST(TraceInput, AnEndlessPipeIsRefusedAtTheLimitWithBoundedMemory) {
+  std::signal(SIGPIPE, SIG_IGN);
+  const std::string path = temp_path("pipe_head");
+  write_two_cores(path);
+  Bytes head = file_bytes(path);
+  std::remove(path.c_str());
+  // The trace without its end chunk, then a definitions chunk header claiming 64 MiB of zeros.
+  const std::vector<Chunk> chunks = chunks_of(head);
+  head.resize(chunks.back().at);
+  trace::ChunkHeader endless{trace::kChunkMagic, static_cast<std::uint16_t>(trace::ChunkType::definitions), trace::kNoCore,
+                             trace::kMaxChunkPayload, 0, chunks.back().header.sequence};
+  const auto* raw = reinterpret_cast<const unsigned char*>(&endless);
+  head.insert(head.end(), raw, raw + sizeof endless);
+  const long before = peak_rss_kib();
+  {
+    PipeFeeder feeder(head);
+    try {
+      trace::read_trace(feeder.path(), 8u << 20);
+      FAIL() << "an endless pipe was read";
+    } catch (const trace::TraceError& error) {
+      EXPECT_NE(std::string(error.what()).find("trace size limit"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_LT(peak_rss_kib() - before, 32 * 1024) << "KiB of peak RSS grew while reading";
+}
+
+TEST(TraceInput, APipeHoldingATraceReadsWhole) {
+  const std::string path = temp_path("pipe_whole");
+  write_two_cores(path);
+  const Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  int fds[2];
+  ASSERT_EQ(::pipe(fds), 0);
+  std::thread writer([&] {
+    [[maybe_unused]] const ssize_t wrote = ::write(fds[1], bytes.data(), bytes.size());
+    ::close(fds[1]);
+  });
+  const trace::Trace t = trace::read_trace("/dev/fd/" + std::to_string(fds[0]));
+  writer.join();
+  ::close(fds[0]);
+  EXPECT_TRUE(t.complete);
+  EXPECT_EQ(t.units.size(), 4u);
+  EXPECT_EQ(t.bytes, bytes.size());
+}
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MOIRAI_ADDRESS_SANITIZER 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MOIRAI_ADDRESS_SANITIZER 1
+#endif
+#endif
+
+// vm_bytes is this process's virtual memory size (/proc/self/statm, in pages).
+std::uint64_t vm_bytes() {
+  std::ifstream statm("/proc/self/statm");
+  std::uint64_t pages = 0;
+  statm >> pages;
+  return pages * static_cast<std::uint64_t>(::sysconf(_SC_PAGESIZE));
+}
+
+// Reading more than memory holds is a TraceError, never std::bad_alloc escaping (SIGABRT): a child
+// process reads a 300,000-unit trace with room for a fraction of it (RLIMIT_AS).
+TEST(TraceInput, RunningOutOfMemoryIsATraceError) {
+#if defined(MOIRAI_ADDRESS_SANITIZER)
+  GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: RLIMIT_AS cannot bound it";
+#else
+  const std::string path = temp_path("oom");
+  {
+    test_support::TraceBuilder out(1);
+    for (std::uint64_t u = 1; u <= 300000; ++u) out.unit(0, u, 1, 10 * u, 10 * u + 1, 10 * u + 5, 10 * u + 10, 0, 0);
+    out.write(path);
+  }
+  const pid_t child = ::fork();
+  if (child == 0) {
+    const rlim_t room = vm_bytes() + (16u << 20);
+    const rlimit limit{room, room};
+    if (::setrlimit(RLIMIT_AS, &limit) != 0) std::_Exit(3);
+    try {
+      trace::read_trace(path);
+      std::_Exit(4);  // it fitted after all: the test cannot tell
+    } catch (const trace::TraceError& error) {
+      std::_Exit(std::string(error.what()).find("out of memory reading " + path) != std::string::npos ? 0 : 1);
+    } catch (...) {
+      std::_Exit(2);
+    }
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  std::remove(path.c_str());
+  ASSERT_TRUE(WIFEXITED(status)) << "the reader died by signal " << WTERMSIG(status);
+  EXPECT_EQ(WEXITSTATUS(status), 0) << "1: another TraceError, 2: another exception, 3: no limit, 4: it fitted";
+#endif
+}
+
+TEST(TraceInput, AFileOverTheLimitIsRefusedBeforeItIsRead) {
+  const std::string path = temp_path("limit");
+  write_two_cores(path);
+  try {
+    trace::read_trace(path, 100);
+    ADD_FAILURE() << "a file over the limit was read";
+  } catch (const trace::TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("over the trace size limit of 100 bytes"), std::string::npos) << error.what();
+  }
+  ::setenv("MOIRAI_TRACE_MAX_BYTES", "1K", 1);
+  EXPECT_EQ(trace::max_trace_bytes(), 1024u);
+  EXPECT_THROW(trace::read_trace(path), trace::TraceError);
+  ::setenv("MOIRAI_TRACE_MAX_BYTES", "lots", 1);
+  EXPECT_THROW(trace::max_trace_bytes(), trace::TraceError);
+  ::unsetenv("MOIRAI_TRACE_MAX_BYTES");
+  EXPECT_EQ(trace::max_trace_bytes(), trace::kDefaultMaxTraceBytes);
+  std::remove(path.c_str());
+}
+
+}  // namespace
