@@ -5,14 +5,19 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/critical_path.h"
 #include "moirai/visualize/report.h"
+#include "moirai/visualize/run_summary.h"
+#include "support/hostile_names.h"
 #include "support/known_traces.h"
 #include "support/trace_builder.h"
 
@@ -565,6 +570,75 @@ TEST(Report, RecordingIsItsOwnOverheadKind) {
   EXPECT_EQ(report.overhead.decision, 2u * 10u - 4u);
   EXPECT_EQ(report.lost.by_kind.at("recording (the probe)"), 4u);
   EXPECT_NE(printed(trace, report).find("recording 0.000 ms"), std::string::npos);
+}
+
+// ---- JSON: strict whatever the trace holds (docs/export.md, "Writing outputs") ------------------
+
+// json_views are what `moirai report --json`, `report --json --critical-path` and `stats --json`
+// print for a trace, each parsed strictly (nlohmann::json::parse throws on invalid UTF-8, NaN or
+// a bare control character).
+std::vector<nlohmann::json> json_views(const trace::Trace& trace, const std::string& path) {
+  std::ostringstream report, critical, stats;
+  visualize::print_report_json(report, trace, visualize::build_report(trace));
+  visualize::print_critical_path_json(critical, visualize::list_critical_path(trace));
+  visualize::print_summary_json(stats, path, trace, visualize::summarize(trace));
+  std::vector<nlohmann::json> parsed;
+  for (const std::string& text : {report.str(), critical.str(), stats.str()}) {
+    EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+    EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+    parsed.push_back(nlohmann::json::parse(text));
+  }
+  return parsed;
+}
+
+std::string scratch_trace(const std::string& name) {
+  return ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+}
+
+TEST(ReportJson, HostileNamesGiveStrictJsonThatSaysWhatWasReplaced) {
+  const trace::Trace trace = test_support::read_written(test_support::write_hostile_names_trace, "json_hostile");
+  // The file name is hostile too: stats prints the path it was given.
+  const std::vector<nlohmann::json> views = json_views(trace, "run" + test_support::kBadBytes + ".mtrace");
+  const std::string replaced = "\xEF\xBF\xBD";
+  EXPECT_NE(views[2]["trace"].get<std::string>().find(replaced), std::string::npos);
+  EXPECT_NE(views[2]["trace"].get<std::string>().find("\x1b[31m\x01"), std::string::npos) << "control characters are escaped, kept";
+  for (const nlohmann::json& view : views) {
+    ASSERT_TRUE(view.contains("warnings")) << view.dump();
+    bool said = false;
+    for (const auto& warning : view["warnings"]) said |= warning.get<std::string>().find("not valid UTF-8") != std::string::npos;
+    EXPECT_TRUE(said) << view["warnings"].dump();
+  }
+  // The critical path names the hostile call site, its bad bytes replaced.
+  EXPECT_NE(views[1]["critical_path"]["units"][0]["ended_at"].get<std::string>().find("bad\x1b[31m\x01" + replaced), std::string::npos)
+      << views[1].dump();
+}
+
+TEST(ReportJson, ValidNamesGetNoWarning) {
+  const trace::Trace trace = test_support::read_written(test_support::write_rendezvous_trace, "json_clean");
+  const std::vector<nlohmann::json> views = json_views(trace, "run.mtrace");
+  EXPECT_TRUE(views[0]["warnings"].empty()) << views[0]["warnings"].dump();
+  EXPECT_FALSE(views[1].contains("warnings"));
+  EXPECT_FALSE(views[2].contains("warnings"));
+  EXPECT_DOUBLE_EQ(views[0]["makespan_s"].get<double>(), 520e-9);
+}
+
+// A trace cut right after its header has no clock rate: every figure in seconds is null (it
+// printed -nan before), counts are 0, and the JSON parses.
+TEST(ReportJson, ATraceCutAfterItsHeaderHasNullsNotNan) {
+  const std::string whole_path = scratch_trace("json_cut_whole");
+  test_support::write_rendezvous_trace(whole_path);
+  std::ifstream whole_file(whole_path, std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(whole_file)), {});
+  const std::string path = scratch_trace("json_cut");
+  std::ofstream(path, std::ios::binary) << whole.substr(0, 16);
+  const trace::Trace trace = trace::read_trace(path);
+  const std::vector<nlohmann::json> views = json_views(trace, path);
+  EXPECT_TRUE(views[0]["makespan_s"].is_null()) << views[0].dump();
+  EXPECT_EQ(views[0]["units"], 0);
+  EXPECT_TRUE(views[0]["lost"]["core_s"].is_null());
+  EXPECT_FALSE(views[2]["integrity"]["complete"].get<bool>());
+  std::remove(path.c_str());
+  std::remove(whole_path.c_str());
 }
 
 }  // namespace

@@ -8,10 +8,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "export_common.h"
+#include "moirai/visualize/output_file.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "text_format.h"
@@ -65,8 +66,9 @@ CREATE INDEX idle_by_cause ON idle (cause);
 // Database owns the connection and runs statements, every failure an ExportError.
 class Database {
  public:
-  explicit Database(const std::string& path) : path_(path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  // Database opens `file` (the temporary), naming `path` (the target) in its errors.
+  Database(const std::string& file, const std::string& path) : path_(path) {
+    if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
       const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       db_ = nullptr;
@@ -77,15 +79,21 @@ class Database {
     for (sqlite3_stmt* statement : statements_) sqlite3_finalize(statement);
     sqlite3_close(db_);
   }
+  // close finalizes the statements and closes the file, checking that SQLite wrote it whole.
+  void close() {
+    for (sqlite3_stmt* statement : statements_) sqlite3_finalize(statement);
+    statements_.clear();
+    if (sqlite3_close(db_) != SQLITE_OK) fail();
+    db_ = nullptr;
+  }
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
   void exec(const char* sql) {
     char* error = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-      const std::string message = error != nullptr ? error : sqlite3_errmsg(db_);
       sqlite3_free(error);
-      throw ExportError("cannot write " + path_ + ": " + message);
+      fail();
     }
   }
 
@@ -121,7 +129,11 @@ class Database {
     return Insert(*this, statement);
   }
 
-  [[noreturn]] void fail() { throw ExportError("cannot write " + path_ + ": " + sqlite3_errmsg(db_)); }
+  // fail names SQLite's error and, for a failed system call (a full disk, a file-size limit), the system's reason.
+  [[noreturn]] void fail() {
+    const int system = sqlite3_system_errno(db_);
+    throw ExportError("cannot write " + path_ + ": " + sqlite3_errmsg(db_) + (system != 0 ? std::string(" (") + std::strerror(system) + ")" : ""));
+  }
 
  private:
   std::string path_;
@@ -237,26 +249,24 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
 }  // namespace
 
 ExportCounts export_sqlite(const trace::Trace& trace, const std::string& out) {
-  std::error_code error;
-  if (std::filesystem::is_directory(out, error)) throw ExportError("cannot write " + out + ": it is a directory");
-  // A database is replaced, not merged into: the tables are created afresh.
-  if (std::filesystem::exists(out, error) && !std::filesystem::remove(out, error)) {
-    throw ExportError("cannot write " + out + ": " + error.message());
-  }
+  // The database is built in a temporary beside `out` and renamed over it only once whole, so a
+  // failed export leaves whatever `out` was (a file, a device, the input trace) untouched.
+  OutputFile file(out);
   const detail::ExportModel model(trace);
-  {
-    Database db(out);
-    // An export is rebuilt from the trace when anything goes wrong, so no journal and no syncs.
-    db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; BEGIN");
-    db.exec(kSchema);
-    write_definitions(db, trace, model);
-    write_units(db, trace, model);
-    write_report_tables(db, trace, model);
-    db.exec(kIndexes);
-    db.exec("COMMIT");
-  }
-  return ExportCounts{model.graph.nodes.size(), trace.constraints.size(), model.cross_core, model.unresolved,
-                      std::filesystem::file_size(out, error)};
+  Database db(file.temporary_path(), out);
+  // An export is rebuilt from the trace when anything goes wrong, so no journal and no syncs.
+  db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; BEGIN");
+  db.exec(kSchema);
+  write_definitions(db, trace, model);
+  write_units(db, trace, model);
+  write_report_tables(db, trace, model);
+  db.exec(kIndexes);
+  db.exec("COMMIT");
+  db.close();
+  std::error_code error;
+  const std::uint64_t bytes = std::filesystem::file_size(file.temporary_path(), error);
+  file.commit();
+  return ExportCounts{model.graph.nodes.size(), trace.constraints.size(), model.cross_core, model.unresolved, error ? 0 : bytes};
 }
 
 }  // namespace moirai::visualize

@@ -78,7 +78,6 @@ RunSummary summarize(const trace::Trace& trace) {
 namespace {
 
 std::string fixed(double value, int digits = 3) { return detail::fixed(value, digits); }
-using detail::json_string;
 
 std::string meta(const trace::Trace& trace, const std::string& key) {
   auto found = trace.metadata.find(key);
@@ -179,53 +178,71 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
 
 void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
                         const RunSummary& s) {
-  const auto seconds = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) / trace.clock_hz, 9); };
-  out << "{\"trace\":" << json_string(path) << ",\"command\":" << json_string(meta(trace, "command_line"))
-      << ",\"language\":" << json_string(meta(trace, "language")) << ",\"cores\":" << trace.core_count
-      << ",\"clock_source\":" << json_string(meta(trace, "clock_source")) << ",\"clock_hz\":" << fixed(trace.clock_hz, 0)
-      << ",\"vps\":" << s.vps << ",\"units\":" << s.units << ",\"groups\":" << s.groups << ",\"constraints\":{";
-  bool first = true;
-  for (const auto& [kind, count] : s.constraints_by_kind) {
-    out << (first ? "" : ",") << json_string(kind) << ":" << count;
-    first = false;
-  }
-  out << "},\"per_core\":[";
+  using Json = nlohmann::ordered_json;
+  // Seconds to the nanosecond; a trace without a clock rate (cut after its header) gives null.
+  const auto seconds = [&](std::uint64_t ticks) { return detail::rounded(static_cast<double>(ticks) / trace.clock_hz, 9); };
+  const auto or_null = [](double value, int digits) { return value < 0 ? Json(nullptr) : Json(detail::rounded(value, digits)); };
+  Json json;
+  json["trace"] = path;
+  json["command"] = meta(trace, "command_line");
+  json["language"] = meta(trace, "language");
+  json["cores"] = trace.core_count;
+  json["clock_source"] = meta(trace, "clock_source");
+  json["clock_hz"] = detail::whole_number(trace.clock_hz);
+  json["vps"] = s.vps;
+  json["units"] = s.units;
+  json["groups"] = s.groups;
+  json["constraints"] = Json::object();
+  for (const auto& [kind, count] : s.constraints_by_kind) json["constraints"][kind] = count;
+  Json& per_core = json["per_core"] = Json::array();
   for (std::size_t k = 0; k < s.cores.size(); ++k) {
     const CoreTime& c = s.cores[k];
-    out << (k ? "," : "") << "{\"core\":" << k << ",\"units\":" << c.units << ",\"work_s\":" << seconds(c.work)
-        << ",\"communication_s\":" << seconds(c.communication) << ",\"lock_wait_s\":" << seconds(c.lock_wait)
-        << ",\"constraint_update_s\":" << seconds(c.constraint_update) << ",\"decision_s\":" << seconds(c.decision)
-        << ",\"idle_s\":" << seconds(c.idle) << ",\"wake_up_s\":" << seconds(c.wake_ups)
-        << ",\"wake_ups\":" << c.wake_up_count << ",\"vp_shell_s\":" << seconds(c.vp_shells)
-        << ",\"vp_shells\":" << c.vp_shell_count << "}";
+    per_core.push_back(Json{{"core", k},
+                            {"units", c.units},
+                            {"work_s", seconds(c.work)},
+                            {"communication_s", seconds(c.communication)},
+                            {"lock_wait_s", seconds(c.lock_wait)},
+                            {"constraint_update_s", seconds(c.constraint_update)},
+                            {"decision_s", seconds(c.decision)},
+                            {"idle_s", seconds(c.idle)},
+                            {"wake_up_s", seconds(c.wake_ups)},
+                            {"wake_ups", c.wake_up_count},
+                            {"vp_shell_s", seconds(c.vp_shells)},
+                            {"vp_shells", c.vp_shell_count}});
   }
-  out << "],\"os\":{\"method\":" << json_string(os_load(trace).method) << ",\"per_core\":[";
-  {
-    const OsLoad os = os_load(trace);
-    for (const CoreOsLoad& c : os.cores) {
-      out << (c.core ? "," : "") << "{\"core\":" << c.core << ",\"cpu\":" << c.cpu << ",\"taken_s\":" << seconds(c.taken)
-          << ",\"share\":" << fixed(c.share, 4) << ",\"units_hit\":" << c.units_hit << ",\"switches\":" << c.switches
-          << ",\"migrations\":" << c.migrations << ",\"other_busy_s\":" << (c.other_busy_ns < 0 ? std::string("null") : fixed(c.other_busy_ns / 1e9, 6))
-          << ",\"steal_s\":" << (c.steal_ns < 0 ? std::string("null") : fixed(c.steal_ns / 1e9, 6)) << "}";
-    }
+  const OsLoad os = os_load(trace);
+  Json os_cores = Json::array();
+  for (const CoreOsLoad& c : os.cores) {
+    os_cores.push_back(Json{{"core", c.core},
+                            {"cpu", c.cpu},
+                            {"taken_s", seconds(c.taken)},
+                            {"share", detail::rounded(c.share, 4)},
+                            {"units_hit", c.units_hit},
+                            {"switches", c.switches},
+                            {"migrations", c.migrations},
+                            {"other_busy_s", or_null(c.other_busy_ns / 1e9, 6)},
+                            {"steal_s", or_null(c.steal_ns / 1e9, 6)}});
   }
-  out << "]},\"counters\":{";
-  first = true;
-  for (const auto& [name, value] : s.counter_totals) {
-    out << (first ? "" : ",") << json_string(name) << ":" << value;
-    first = false;
-  }
-  out << "},\"counter_backends\":[";
-  for (std::size_t i = 0; i < trace.counter_backends.size(); ++i) out << (i ? "," : "") << json_string(trace.counter_backends[i]);
-  out << "],\"missing_counters\":[";
-  for (std::size_t i = 0; i < trace.missing_counters.size(); ++i) out << (i ? "," : "") << json_string(trace.missing_counters[i]);
-  out << "],\"unit_record_cost_ns\":" << (meta(trace, "unit_record_cost_ns").empty() ? "null" : meta(trace, "unit_record_cost_ns"))
-      << ",\"bytes_per_unit\":" << fixed(s.bytes_per_unit, 1) << ",\"integrity\":{\"complete\":"
-      << (trace.complete ? "true" : "false") << ",\"chunks\":" << trace.chunks << ",\"bytes\":" << trace.bytes
-      << ",\"records\":" << (trace.complete ? trace.end.records : 0) << ",\"dropped\":" << trace.end.dropped
-      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut)
-      << ",\"ends_at_ms\":" << fixed(trace.ms_from_start(trace.latest))
-      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json_string(trace.interrupted)) << "}}\n";
+  json["os"] = Json{{"method", os.method}, {"per_core", os_cores}};
+  json["counters"] = Json::object();
+  for (const auto& [name, value] : s.counter_totals) json["counters"][name] = value;
+  json["counter_backends"] = trace.counter_backends;
+  json["missing_counters"] = trace.missing_counters;
+  const std::string record_cost = meta(trace, "unit_record_cost_ns");
+  char* end = nullptr;
+  const double cost = std::strtod(record_cost.c_str(), &end);
+  json["unit_record_cost_ns"] = record_cost.empty() || *end != '\0' ? Json(nullptr) : Json(cost);
+  json["bytes_per_unit"] = detail::rounded(s.bytes_per_unit, 1);
+  json["integrity"] = Json{{"complete", trace.complete},
+                           {"chunks", trace.chunks},
+                           {"bytes", trace.bytes},
+                           {"records", trace.complete ? trace.end.records : 0},
+                           {"dropped", trace.end.dropped},
+                           {"writer_waits", trace.end.writer_waits},
+                           {"cut", trace.cut},
+                           {"ends_at_ms", detail::rounded(trace.ms_from_start(trace.latest), 3)},
+                           {"interrupted", trace.interrupted.empty() ? Json(nullptr) : Json(trace.interrupted)}};
+  out << detail::dump_json(std::move(json)) << '\n';
 }
 
 }  // namespace moirai::visualize
