@@ -29,6 +29,7 @@
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export.h"
 #include "moirai/visualize/output_file.h"
+#include "moirai/visualize/report.h"
 #include "support/known_traces.h"
 #include "support/trace_builder.h"
 
@@ -433,6 +434,48 @@ TEST(ExportSqlite, ADirectoryAsOutputIsAnExportError) {
   const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
   EXPECT_THROW(visualize::export_sqlite(trace, ::testing::TempDir()), visualize::ExportError);
   EXPECT_THROW(visualize::export_sqlite(trace, "/nonexistent/dir/x.db"), visualize::ExportError);
+}
+
+// The idle table holds every idle period the report counts: a core's time before its first record
+// and after its last too (they were missing, so the table disagreed with idle_causes and the
+// report). Core 0: u1 [0, 120) creates u3, u2 [120, 240), a recorded idle [240, 300) with a VP
+// shell [250, 260) in it, then nothing until the run ends at 400. Core 1: nothing until u3
+// [130, 400).
+TEST(ExportSqlite, TheIdleTableHoldsEveryIdlePeriodTheReportCounts) {
+  test_support::TraceBuilder b(2);
+  b.site(1, "idle.cpp", 10);
+  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
+  b.constraint(0, 1, 1, 3, 115);
+  b.unit(0, 2, 1, 120, 130, 230, 240, 0, 1);
+  b.idle(0, 240, 300);
+  b.chore(0, Chore::vp_shell, 250, 260);
+  b.unit(1, 3, 2, 130, 140, 390, 400, 0, 1);
+  const std::string path = scratch("idle_kinds") + ".mtrace";
+  b.write(path);
+  const trace::Trace trace = trace::read_trace(path);
+  const std::string out = scratch("sqlite_idle") + ".db";
+  visualize::export_sqlite(trace, out);
+  Db db(out);
+  EXPECT_EQ(query(db.handle, "SELECT kind, core, begin_ns, end_ns, idle_ns, cause IS NULL FROM idle ORDER BY core, begin_ns"),
+            "end of run|0|240|300|50|0\nend of run|0|300|400|100|0\nstart of run|1|0|130|130|1\n");
+  // Per cause, the rows add up to idle_causes; per kind, to the report's lost time of that kind.
+  EXPECT_EQ(query(db.handle, "SELECT count(*) FROM idle_causes c WHERE c.idle_ns != (SELECT sum(idle_ns) FROM idle i WHERE i.cause = c.cause)"), "0\n");
+  const visualize::Report report = visualize::build_report(trace);
+  std::string causes;
+  for (const visualize::IdleCause& cause : report.idle_causes) causes += cause.construct + "|" + std::to_string(cause.ticks) + "\n";
+  EXPECT_EQ(query(db.handle, "SELECT construct, idle_ns FROM idle_causes ORDER BY cause"), causes);  // 1 GHz: ticks are ns
+  EXPECT_EQ(query(db.handle, "SELECT sum(idle_ns) FROM idle WHERE kind = 'start of run'"),
+            std::to_string(report.lost.by_kind.at("start of the run")) + "\n");
+  EXPECT_EQ(query(db.handle, "SELECT sum(idle_ns) FROM idle WHERE kind = 'end of run'"),
+            std::to_string(report.lost.by_kind.at("nothing left to run (end of run)")) + "\n");
+  // Each core's idle rows, segments and chores fill the makespan (no lock wait, no gap here).
+  EXPECT_EQ(query(db.handle,
+                  "SELECT c.core, c.work_ns + c.os_taken_ns + c.decision_ns + c.communication_ns + c.constraint_update_ns"
+                  " + c.wake_up_ns + c.vp_shell_ns + (SELECT sum(idle_ns) FROM idle i WHERE i.core = c.core)"
+                  " FROM cores c ORDER BY c.core"),
+            "0|400\n1|400\n");
+  std::remove(out.c_str());
+  std::remove(path.c_str());
 }
 
 // ---- Outputs that never lie (output_file.h) ---------------------------------------------------

@@ -44,7 +44,7 @@ CREATE TABLE constraints (id INTEGER PRIMARY KEY, construct INTEGER NOT NULL, fr
 CREATE TABLE idle_causes (cause INTEGER PRIMARY KEY, construct TEXT NOT NULL, site TEXT, idle_ns INTEGER,
   periods INTEGER, cores TEXT);
 CREATE TABLE idle (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-  cause INTEGER);
+  idle_ns INTEGER NOT NULL, kind TEXT NOT NULL, cause INTEGER);
 CREATE TABLE hints (rank INTEGER PRIMARY KEY, rule TEXT NOT NULL, message TEXT, cores TEXT, begin_ns INTEGER,
   end_ns INTEGER, site TEXT, lost_ns INTEGER);
 CREATE TABLE user_events (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, unit INTEGER, name TEXT, phase TEXT,
@@ -61,6 +61,7 @@ CREATE INDEX units_by_site ON units (site);
 CREATE INDEX constraints_by_from ON constraints (from_unit);
 CREATE INDEX constraints_by_to ON constraints (to_unit);
 CREATE INDEX idle_by_cause ON idle (cause);
+CREATE INDEX idle_by_core ON idle (core, begin_ns);
 )sql";
 
 // Database owns the connection and runs statements, every failure an ExportError.
@@ -148,16 +149,22 @@ std::int64_t as_int(std::uint64_t value) { return static_cast<std::int64_t>(valu
 void write_report_tables(Database& db, const trace::Trace& trace, const detail::ExportModel& model) {
   const Report report = build_report(trace);
   const auto ns = [&](std::uint64_t ticks) { return model.duration_ns(model.origin, model.origin + ticks); };
+  // Every idle period the report counts, the cores' time before their first record and after
+  // their last included, so the table's sums agree with idle_causes and the report.
+  auto idle = db.insert("INSERT INTO idle VALUES (?, ?, ?, ?, ?, ?, ?)");
+  std::vector<std::int64_t> cause_ns(report.idle_causes.size(), 0);
+  for (std::uint32_t i = 0; i < report.idle_periods.size(); ++i) {
+    const IdlePeriod& period = report.idle_periods[i];
+    idle(i)(period.core)(model.ns(period.begin))(model.ns(period.end))(ns(period.ticks))(std::string(idle_kind_name(period.kind)));
+    (period.cause != Report::kNoCause ? idle(period.cause) : idle.null()).row();
+    if (period.cause != Report::kNoCause) cause_ns[period.cause] += ns(period.ticks);
+  }
+  // A cause's time is the sum of its rows, each rounded to the nanosecond on its own, so the two
+  // tables agree exactly whatever the clock rate.
   auto cause = db.insert("INSERT INTO idle_causes VALUES (?, ?, ?, ?, ?, ?)");
   for (std::uint32_t c = 0; c < report.idle_causes.size(); ++c) {
-    const IdleCause& idle = report.idle_causes[c];
-    cause(c)(idle.construct)(idle.site)(ns(idle.ticks))(as_int(idle.periods))(detail::core_set(idle.cores)).row();
-  }
-  auto idle = db.insert("INSERT INTO idle VALUES (?, ?, ?, ?, ?)");
-  for (std::uint32_t i = 0; i < trace.idle.size(); ++i) {
-    const trace::Span& span = trace.idle[i];
-    idle(i)(span.core)(model.ns(span.begin))(model.ns(span.end));
-    (i < report.idle_span_cause.size() && report.idle_span_cause[i] != Report::kNoCause ? idle(report.idle_span_cause[i]) : idle.null()).row();
+    const IdleCause& found = report.idle_causes[c];
+    cause(c)(found.construct)(found.site)(cause_ns[c])(as_int(found.periods))(detail::core_set(found.cores)).row();
   }
   auto hint = db.insert("INSERT INTO hints VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (std::uint32_t h = 0; h < report.hints.size(); ++h) {

@@ -39,6 +39,15 @@ std::vector<const report::Rule*> rules() {
 
 }  // namespace
 
+const char* idle_kind_name(IdlePeriod::Kind kind) {
+  switch (kind) {
+    case IdlePeriod::Kind::idle: return "idle";
+    case IdlePeriod::Kind::start_of_run: return "start of run";
+    case IdlePeriod::Kind::end_of_run: return "end of run";
+  }
+  return "idle";
+}
+
 Report build_report(const trace::Trace& trace) {
   Report report;
   report.summary = summarize(trace);
@@ -51,6 +60,7 @@ Report build_report(const trace::Trace& trace) {
   report.lost.work = analysis.work;
   std::map<std::pair<std::string, std::string>, IdleCause> causes;
   std::vector<const IdleCause*> cause_of_span(trace.idle.size(), nullptr);  // per Trace::idle span
+  std::vector<const IdleCause*> cause_of_period;  // per idle_periods entry
   std::uint64_t lost = 0;
   for (const LossEntry& e : analysis.entries) {
     lost += e.ticks;
@@ -66,7 +76,12 @@ Report build_report(const trace::Trace& trace) {
       case LossKind::idle:
       case LossKind::run_end:
       case LossKind::run_start: {
-        if (e.kind == LossKind::run_start) break;  // not idle spans: the core had not begun
+        const IdlePeriod::Kind kind = e.kind == LossKind::idle        ? IdlePeriod::Kind::idle
+                                      : e.kind == LossKind::run_start ? IdlePeriod::Kind::start_of_run
+                                                                      : IdlePeriod::Kind::end_of_run;
+        report.idle_periods.push_back(IdlePeriod{kind, e.core, e.begin, e.end, e.ticks, Report::kNoCause});
+        cause_of_period.push_back(nullptr);
+        if (e.kind == LossKind::run_start) break;  // charged to no cause: the core had not begun
         const std::string construct = analysis.construct_of(e);
         const std::string site = analysis.site_of(analysis.freeing_unit(e));
         IdleCause& cause = causes[{construct, site}];
@@ -76,6 +91,7 @@ Report build_report(const trace::Trace& trace) {
         ++cause.periods;
         cause.cores.push_back(e.core);
         if (e.span != report::kNone) cause_of_span[e.span] = &cause;
+        cause_of_period.back() = &cause;
         break;
       }
       default: break;
@@ -99,6 +115,12 @@ Report build_report(const trace::Trace& trace) {
   for (std::size_t span = 0; span < cause_of_span.size(); ++span) {
     if (cause_of_span[span] != nullptr) report.idle_span_cause[span] = rank[cause_of_span[span]];
   }
+  for (std::size_t p = 0; p < cause_of_period.size(); ++p) {
+    if (cause_of_period[p] != nullptr) report.idle_periods[p].cause = rank[cause_of_period[p]];
+  }
+  std::stable_sort(report.idle_periods.begin(), report.idle_periods.end(), [](const IdlePeriod& a, const IdlePeriod& b) {
+    return a.core != b.core ? a.core < b.core : a.begin < b.begin;
+  });
 
   // Unit sizes.
   for (const trace::Unit& unit : trace.units) {
