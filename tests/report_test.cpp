@@ -641,4 +641,40 @@ TEST(ReportJson, ATraceCutAfterItsHeaderHasNullsNotNan) {
   std::remove(whole_path.c_str());
 }
 
+// ---- Work share: `moirai stats` and the report define it the same way -------------------------
+
+// Core 0 runs [0, 240), idles [240, 300) (a VP shell in it) and has nothing after; core 1 begins
+// at 130. The makespan is 400: stats gave each core's work as a share of its own span (66.7% and
+// 92.6%), the report as a share of the makespan (50.0% and 62.5%). Both use the makespan now.
+TEST(WorkShare, StatsAndTheReportGiveTheSameSharesOfTheMakespan) {
+  test_support::TraceBuilder b(2);
+  b.site(1, "share.cpp", 10);
+  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
+  b.constraint(0, 1, 1, 3, 115);
+  b.unit(0, 2, 1, 120, 130, 230, 240, 0, 1);
+  b.idle(0, 240, 300);
+  b.chore(0, Chore::vp_shell, 250, 260);
+  b.unit(1, 3, 2, 130, 140, 390, 400, 0, 1);
+  const std::string path = scratch_trace("work_share");
+  b.write(path);
+  const trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  const visualize::Report report = visualize::build_report(trace);
+  std::ostringstream stats_text, stats_json, report_text;
+  visualize::print_summary(stats_text, path, trace, report.summary);
+  visualize::print_summary_json(stats_json, path, trace, report.summary);
+  visualize::print_report(report_text, trace, report);
+  const nlohmann::json json = nlohmann::json::parse(stats_json.str());
+  EXPECT_DOUBLE_EQ(json["makespan_s"].get<double>(), 400e-9);
+  const char* expected[2][2] = {{"50.0%", "12.5%"}, {"62.5%", "0.0%"}};
+  for (int core = 0; core < 2; ++core) {
+    const std::string work = expected[core][0], idle = expected[core][1];
+    EXPECT_NE(stats_text.str().find("work " + work + ", idle " + idle), std::string::npos) << stats_text.str();
+    EXPECT_NE(report_text.str().find("core " + std::to_string(core) + ": " + work + " / "), std::string::npos) << report_text.str();
+    EXPECT_NE(report_text.str().find(" / " + idle + "  ("), std::string::npos) << report_text.str();
+    EXPECT_EQ(json["per_core"][core]["work_share"].get<double>() * 100, std::stod(work)) << json["per_core"][core].dump();
+    EXPECT_EQ(json["per_core"][core]["idle_share"].get<double>() * 100, std::stod(idle)) << json["per_core"][core].dump();
+  }
+}
+
 }  // namespace

@@ -113,6 +113,9 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   out << total;
   for (const auto& [kind, count] : s.constraints_by_kind) out << "  " << kind << ": " << count;
   out << "\ngroups:       " << s.groups << " (possible partners of " << s.group_kinds << ")\n\n";
+  // Shares are of the makespan, as the report gives them, so a core that began late or finished
+  // early shows the time it was not there.
+  const std::uint64_t makespan = run_span(trace).length();
   char line[200];
   std::snprintf(line, sizeof line, "%-5s %8s %11s %11s %11s %11s %11s %11s\n", "core", "units", "work ms",
                 "comm ms", "(lock) ms", "update ms", "decide ms", "idle ms");
@@ -122,9 +125,9 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
     std::snprintf(line, sizeof line, "%-5zu %8llu %11s %11s %11s %11s %11s %11s   work %s, idle %s", k,
                   static_cast<unsigned long long>(c.units), ms(c.work).c_str(), ms(c.communication).c_str(),
                   ms(c.lock_wait).c_str(), ms(c.constraint_update).c_str(), ms(c.decision).c_str(),
-                  ms(c.idle).c_str(), pct(c.work, c.total()).c_str(), pct(c.idle, c.total()).c_str());
+                  ms(c.idle).c_str(), pct(c.work, makespan).c_str(), pct(c.idle, makespan).c_str());
     out << line;
-    if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, c.total());
+    if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, makespan);
     out << '\n';
   }
   if (!trace.chores.empty()) {
@@ -182,6 +185,11 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
   // Seconds to the nanosecond; a trace without a clock rate (cut after its header) gives null.
   const auto seconds = [&](std::uint64_t ticks) { return detail::rounded(static_cast<double>(ticks) / trace.clock_hz, 9); };
   const auto or_null = [](double value, int digits) { return value < 0 ? Json(nullptr) : Json(detail::rounded(value, digits)); };
+  const std::uint64_t makespan = run_span(trace).length();
+  // A core's work and idle as shares of the makespan, as the report gives them (null without one).
+  const auto share = [&](std::uint64_t ticks) {
+    return makespan ? Json(detail::rounded(static_cast<double>(ticks) / static_cast<double>(makespan), 6)) : Json(nullptr);
+  };
   Json json;
   json["trace"] = path;
   json["command"] = meta(trace, "command_line");
@@ -189,6 +197,7 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
   json["cores"] = trace.core_count;
   json["clock_source"] = meta(trace, "clock_source");
   json["clock_hz"] = detail::whole_number(trace.clock_hz);
+  json["makespan_s"] = seconds(makespan);
   json["vps"] = s.vps;
   json["units"] = s.units;
   json["groups"] = s.groups;
@@ -208,7 +217,9 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
                             {"wake_up_s", seconds(c.wake_ups)},
                             {"wake_ups", c.wake_up_count},
                             {"vp_shell_s", seconds(c.vp_shells)},
-                            {"vp_shells", c.vp_shell_count}});
+                            {"vp_shells", c.vp_shell_count},
+                            {"work_share", share(c.work)},
+                            {"idle_share", share(c.idle)}});
   }
   const OsLoad os = os_load(trace);
   Json os_cores = Json::array();
