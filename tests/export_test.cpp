@@ -438,20 +438,11 @@ TEST(ExportSqlite, ADirectoryAsOutputIsAnExportError) {
 
 // The idle table holds every idle period the report counts: a core's time before its first record
 // and after its last too (they were missing, so the table disagreed with idle_causes and the
-// report). Core 0: u1 [0, 120) creates u3, u2 [120, 240), a recorded idle [240, 300) with a VP
-// shell [250, 260) in it, then nothing until the run ends at 400. Core 1: nothing until u3
-// [130, 400).
+// report). write_late_and_early_trace: core 0 idles [240, 300) with a VP shell [250, 260) in it,
+// then records nothing until the run ends at 400; core 1 records nothing before 130.
 TEST(ExportSqlite, TheIdleTableHoldsEveryIdlePeriodTheReportCounts) {
-  test_support::TraceBuilder b(2);
-  b.site(1, "idle.cpp", 10);
-  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
-  b.constraint(0, 1, 1, 3, 115);
-  b.unit(0, 2, 1, 120, 130, 230, 240, 0, 1);
-  b.idle(0, 240, 300);
-  b.chore(0, Chore::vp_shell, 250, 260);
-  b.unit(1, 3, 2, 130, 140, 390, 400, 0, 1);
   const std::string path = scratch("idle_kinds") + ".mtrace";
-  b.write(path);
+  test_support::write_late_and_early_trace(path);
   const trace::Trace trace = trace::read_trace(path);
   const std::string out = scratch("sqlite_idle") + ".db";
   visualize::export_sqlite(trace, out);

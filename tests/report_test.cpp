@@ -643,20 +643,12 @@ TEST(ReportJson, ATraceCutAfterItsHeaderHasNullsNotNan) {
 
 // ---- Work share: `moirai stats` and the report define it the same way -------------------------
 
-// Core 0 runs [0, 240), idles [240, 300) (a VP shell in it) and has nothing after; core 1 begins
-// at 130. The makespan is 400: stats gave each core's work as a share of its own span (66.7% and
+// write_late_and_early_trace: core 0 has nothing after 300, core 1 nothing before 130; the
+// makespan is 400: stats gave each core's work as a share of its own span (66.7% and
 // 92.6%), the report as a share of the makespan (50.0% and 62.5%). Both use the makespan now.
 TEST(WorkShare, StatsAndTheReportGiveTheSameSharesOfTheMakespan) {
-  test_support::TraceBuilder b(2);
-  b.site(1, "share.cpp", 10);
-  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
-  b.constraint(0, 1, 1, 3, 115);
-  b.unit(0, 2, 1, 120, 130, 230, 240, 0, 1);
-  b.idle(0, 240, 300);
-  b.chore(0, Chore::vp_shell, 250, 260);
-  b.unit(1, 3, 2, 130, 140, 390, 400, 0, 1);
   const std::string path = scratch_trace("work_share");
-  b.write(path);
+  test_support::write_late_and_early_trace(path);
   const trace::Trace trace = trace::read_trace(path);
   std::remove(path.c_str());
   const visualize::Report report = visualize::build_report(trace);
