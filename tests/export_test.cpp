@@ -181,6 +181,16 @@ TEST(ExportOtf2, RecordedRunsCountsMatchWhatOtf2PrintReads) {
   check_otf2(corpus("chores_real2.mtrace"), "chores_real2");  // wake-ups and VP shells (format 3.2)
 }
 
+TEST(ExportOtf2, AnEmptyDirectoryIsReplacedByTheArchive) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  const std::string out = scratch("otf2_empty_dir");
+  fs::remove_all(out);
+  fs::create_directories(out);
+  visualize::export_otf2(trace, out);
+  EXPECT_TRUE(fs::exists(out + "/traces.otf2"));
+  fs::remove_all(out);
+}
+
 TEST(ExportOtf2, RefusesADirectoryWithFiles) {
   const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
   const std::string out = scratch("otf2_full_dir");
@@ -529,7 +539,7 @@ TEST(OutputFile, AnExistingFileIsLeftWholeWhenTheWriteFails) {
   fs::remove_all(directory);
 }
 
-TEST(OutputFile, ANewFileTakesTheUmasksMode) {
+TEST(OutputFile, ANewFileTakesTheUmasksModeAReplacedOneKeepsItsOwn) {
   const std::string path = scratch("mode") + ".txt";
   const mode_t old = ::umask(027);
   visualize::write_output_file(path, "x");
@@ -537,6 +547,11 @@ TEST(OutputFile, ANewFileTakesTheUmasksMode) {
   struct stat info {};
   ASSERT_EQ(::stat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0640u);
+  // A file replaced keeps its own mode.
+  ::chmod(path.c_str(), 0600);
+  visualize::write_output_file(path, "y");
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
   std::remove(path.c_str());
 }
 

@@ -91,6 +91,8 @@ OutputFile::OutputFile(const std::string& path) : path_(path) {
       throw cannot_write(path, error);
     }
   }
+  // A file that is replaced keeps its permissions (a private file stays private).
+  if (target.exists && ::fchmod(fd_, info.st_mode & 07777) != 0) throw cannot_write(path, errno);
 }
 
 OutputFile::~OutputFile() {

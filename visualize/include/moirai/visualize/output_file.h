@@ -12,7 +12,7 @@
 namespace moirai::visualize {
 
 // OutputFile is one file being written: bytes go to a temporary file in the target's directory
-// (mode 0666 less the umask); commit() renames it over the target; destroying an uncommitted
+// (mode 0666 less the umask, or the mode of the file it replaces); commit() renames it over the target; destroying an uncommitted
 // OutputFile removes the temporary. Every failure is an ExportError naming the target and the
 // system's reason. An existing target that is not a regular file (a directory, a device such
 // as /dev/full) is refused before anything is written.
