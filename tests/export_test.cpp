@@ -3,10 +3,19 @@
 // database (running the example queries of docs/export.md).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <chrono>
+#include <csignal>
 
 #include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <iostream>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -20,6 +29,8 @@
 
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export.h"
+#include "moirai/visualize/output_file.h"
+#include "moirai/visualize/report.h"
 #include "support/known_traces.h"
 #include "support/perfetto_trace_reader.h"
 #include "support/trace_builder.h"
@@ -170,6 +181,16 @@ TEST(ExportOtf2, RecordedRunsCountsMatchWhatOtf2PrintReads) {
   check_otf2(corpus("singleton_counters.mtrace"), "singleton_counters");
   check_otf2(corpus("deadlock.mtrace"), "deadlock");
   check_otf2(corpus("chores_real2.mtrace"), "chores_real2");  // wake-ups and VP shells (format 3.2)
+}
+
+TEST(ExportOtf2, AnEmptyDirectoryIsReplacedByTheArchive) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  const std::string out = scratch("otf2_empty_dir");
+  fs::remove_all(out);
+  fs::create_directories(out);
+  visualize::export_otf2(trace, out);
+  EXPECT_TRUE(fs::exists(out + "/traces.otf2"));
+  fs::remove_all(out);
 }
 
 TEST(ExportOtf2, RefusesADirectoryWithFiles) {
@@ -579,6 +600,238 @@ TEST(ExportSqlite, ADirectoryAsOutputIsAnExportError) {
   const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
   EXPECT_THROW(visualize::export_sqlite(trace, ::testing::TempDir()), visualize::ExportError);
   EXPECT_THROW(visualize::export_sqlite(trace, "/nonexistent/dir/x.db"), visualize::ExportError);
+}
+
+// The idle table holds every idle period the report counts: a core's time before its first record
+// and after its last too (they were missing, so the table disagreed with idle_causes and the
+// report). write_late_and_early_trace: core 0 idles [240, 300) with a VP shell [250, 260) in it,
+// then records nothing until the run ends at 400; core 1 records nothing before 130.
+TEST(ExportSqlite, TheIdleTableHoldsEveryIdlePeriodTheReportCounts) {
+  const std::string path = scratch("idle_kinds") + ".mtrace";
+  test_support::write_late_and_early_trace(path);
+  const trace::Trace trace = trace::read_trace(path);
+  const std::string out = scratch("sqlite_idle") + ".db";
+  visualize::export_sqlite(trace, out);
+  Db db(out);
+  EXPECT_EQ(query(db.handle, "SELECT kind, core, begin_ns, end_ns, idle_ns, cause IS NULL FROM idle ORDER BY core, begin_ns"),
+            "end of run|0|240|300|50|0\nend of run|0|300|400|100|0\nstart of run|1|0|130|130|1\n");
+  // Per cause, the rows add up to idle_causes; per kind, to the report's lost time of that kind.
+  EXPECT_EQ(query(db.handle, "SELECT count(*) FROM idle_causes c WHERE c.idle_ns != (SELECT sum(idle_ns) FROM idle i WHERE i.cause = c.cause)"), "0\n");
+  const visualize::Report report = visualize::build_report(trace);
+  std::string causes;
+  for (const visualize::IdleCause& cause : report.idle_causes) causes += cause.construct + "|" + std::to_string(cause.ticks) + "\n";
+  EXPECT_EQ(query(db.handle, "SELECT construct, idle_ns FROM idle_causes ORDER BY cause"), causes);  // 1 GHz: ticks are ns
+  EXPECT_EQ(query(db.handle, "SELECT sum(idle_ns) FROM idle WHERE kind = 'start of run'"),
+            std::to_string(report.lost.by_kind.at("start of the run")) + "\n");
+  EXPECT_EQ(query(db.handle, "SELECT sum(idle_ns) FROM idle WHERE kind = 'end of run'"),
+            std::to_string(report.lost.by_kind.at("nothing left to run (end of run)")) + "\n");
+  // Each core's idle rows, segments and chores fill the makespan (no lock wait, no gap here).
+  EXPECT_EQ(query(db.handle,
+                  "SELECT c.core, c.work_ns + c.os_taken_ns + c.decision_ns + c.communication_ns + c.constraint_update_ns"
+                  " + c.wake_up_ns + c.vp_shell_ns + (SELECT sum(idle_ns) FROM idle i WHERE i.core = c.core)"
+                  " FROM cores c ORDER BY c.core"),
+            "0|400\n1|400\n");
+  std::remove(out.c_str());
+  std::remove(path.c_str());
+}
+
+// ---- Outputs that never lie (output_file.h) ---------------------------------------------------
+
+std::string contents(const std::string& path) {
+  std::ifstream file(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(file), {});
+}
+
+// names_in lists a directory's entries (temporaries are hidden files: they must not stay).
+std::set<std::string> names_in(const std::string& directory) {
+  std::set<std::string> names;
+  for (const auto& entry : fs::directory_iterator(directory)) names.insert(entry.path().filename().string());
+  return names;
+}
+
+// fails_under_file_size_limit runs `write` in a child process whose files may not grow past 1 KiB
+// (RLIMIT_FSIZE, SIGXFSZ ignored so a write fails with EFBIG instead of killing it); true when
+// `write` threw an ExportError there. It works as root, which a read-only folder would not.
+bool fails_under_file_size_limit(const std::function<void()>& write) {
+  const pid_t child = ::fork();
+  if (child == 0) {
+    std::signal(SIGXFSZ, SIG_IGN);
+    const rlimit limit{1024, 1024};
+    ::setrlimit(RLIMIT_FSIZE, &limit);
+    try {
+      write();
+    } catch (const visualize::ExportError&) {
+      ::_exit(0);
+    } catch (...) {
+      ::_exit(2);
+    }
+    ::_exit(1);  // written whole: the limit did not bite
+  }
+  int status = 0;
+  ::waitpid(child, &status, 0);
+  return WIFEXITED(status) && WEXITSTATUS(status) == 0;
+}
+
+TEST(OutputFile, AnExistingFileIsLeftWholeWhenTheWriteFails) {
+  const trace::Trace trace = trace::read_trace(corpus("chores_real2.mtrace"));
+  const std::string directory = scratch("keep");
+  fs::remove_all(directory);
+  fs::create_directories(directory);
+  const std::string old_text(4000, 'o');
+  for (const std::string name : {"t.db", "t.json", "plain.txt"}) std::ofstream(directory + "/" + name) << old_text;
+  const auto before = names_in(directory);
+  EXPECT_TRUE(fails_under_file_size_limit([&] { visualize::export_sqlite(trace, directory + "/t.db"); }));
+  EXPECT_TRUE(fails_under_file_size_limit([&] { visualize::export_perfetto(trace, directory + "/t.json"); }));
+  EXPECT_TRUE(fails_under_file_size_limit([&] { visualize::write_output_file(directory + "/plain.txt", std::string(5000, 'n')); }));
+  EXPECT_TRUE(fails_under_file_size_limit([&] { visualize::export_otf2(trace, directory + "/archive"); }));
+  for (const std::string name : {"t.db", "t.json", "plain.txt"}) EXPECT_EQ(contents(directory + "/" + name), old_text) << name;
+  EXPECT_EQ(names_in(directory), before) << "a temporary or a cut archive was left behind";
+  // Written whole, the same outputs replace the old files.
+  visualize::export_sqlite(trace, directory + "/t.db");
+  visualize::write_output_file(directory + "/plain.txt", "new");
+  EXPECT_EQ(contents(directory + "/plain.txt"), "new");
+  EXPECT_EQ(contents(directory + "/t.db").substr(0, 15), "SQLite format 3");
+  EXPECT_EQ(names_in(directory), before);
+  fs::remove_all(directory);
+}
+
+TEST(OutputFile, ANewFileTakesTheUmasksModeAReplacedOneKeepsItsOwn) {
+  const std::string path = scratch("mode") + ".txt";
+  const mode_t old = ::umask(027);
+  visualize::write_output_file(path, "x");
+  ::umask(old);
+  struct stat info {};
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0640u);
+  // A file replaced keeps its own mode.
+  ::chmod(path.c_str(), 0600);
+  visualize::write_output_file(path, "y");
+  ASSERT_EQ(::stat(path.c_str(), &info), 0);
+  EXPECT_EQ(info.st_mode & 0777, 0600u);
+  std::remove(path.c_str());
+}
+
+// A device or a directory named as the output is refused before anything is written, and left
+// as it was. The device is a node made here (a copy of /dev/full: char 1,7), so a regression
+// cannot remove the machine's own.
+TEST(OutputFile, ADeviceOrADirectoryAsTargetIsRefusedAndUntouched) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  const std::string directory = scratch("devices");
+  fs::remove_all(directory);
+  fs::create_directories(directory + "/sub");
+  std::ofstream(directory + "/sub/inside") << "x";
+  std::vector<std::string> targets = {directory + "/sub", directory + "/fifo"};
+  ASSERT_EQ(::mkfifo((directory + "/fifo").c_str(), 0666), 0);
+  if (::mknod((directory + "/full").c_str(), S_IFCHR | 0666, ::makedev(1, 7)) == 0) targets.push_back(directory + "/full");
+  for (const std::string& target : targets) {
+    struct stat before {};
+    ASSERT_EQ(::stat(target.c_str(), &before), 0);
+    EXPECT_THROW(visualize::export_sqlite(trace, target), visualize::ExportError) << target;
+    EXPECT_THROW(visualize::export_perfetto(trace, target), visualize::ExportError) << target;
+    EXPECT_THROW(visualize::write_output_file(target, "x"), visualize::ExportError) << target;
+    EXPECT_THROW(visualize::check_output_target(target), visualize::ExportError) << target;
+    struct stat after {};
+    ASSERT_EQ(::stat(target.c_str(), &after), 0) << target << " was removed";
+    EXPECT_EQ(after.st_mode, before.st_mode) << target;
+    EXPECT_EQ(after.st_ino, before.st_ino) << target << " was replaced";
+    EXPECT_EQ(after.st_rdev, before.st_rdev) << target;
+  }
+  EXPECT_EQ(contents(directory + "/sub/inside"), "x");
+  try {
+    visualize::export_sqlite(trace, directory + "/fifo");
+  } catch (const visualize::ExportError& error) {
+    EXPECT_NE(std::string(error.what()).find("not a regular file"), std::string::npos) << error.what();
+  }
+  EXPECT_EQ(names_in(directory), (std::set<std::string>(targets.size() == 3 ? std::set<std::string>{"sub", "fifo", "full"}
+                                                                            : std::set<std::string>{"sub", "fifo"})));
+  fs::remove_all(directory);
+}
+
+TEST(OutputFile, AMissingFolderIsAnErrorNamingIt) {
+  const trace::Trace trace = trace::read_trace(corpus("ping_pong.mtrace"));
+  const std::string missing = scratch("missing_folder") + "/sub";
+  for (const auto& write : std::vector<std::function<void()>>{
+           [&] { visualize::export_sqlite(trace, missing + "/t.db"); },
+           [&] { visualize::export_perfetto(trace, missing + "/t.json"); },
+           [&] { visualize::export_otf2(trace, missing + "/archive"); },
+           [&] { visualize::check_output_target(missing + "/t.db"); },
+       }) {
+    try {
+      write();
+      ADD_FAILURE() << "no error for an output in a missing folder";
+    } catch (const visualize::ExportError& error) {
+      EXPECT_NE(std::string(error.what()).find("does not exist"), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_FALSE(fs::exists(scratch("missing_folder")));
+}
+
+TEST(OutputFile, SameFileComparesDeviceAndInode) {
+  const std::string path = scratch("same") + ".txt";
+  std::ofstream(path) << "x";
+  const std::string link = path + ".link";
+  fs::remove(link);
+  fs::create_symlink(path, link);
+  EXPECT_TRUE(visualize::same_file(path, link));
+  EXPECT_TRUE(visualize::same_file(path, fs::path(path).parent_path().string() + "/./" + fs::path(path).filename().string()));
+  EXPECT_FALSE(visualize::same_file(path, corpus("ping_pong.mtrace")));
+  EXPECT_FALSE(visualize::same_file(path, path + ".missing"));
+  // Writing through the link replaces the file it names and keeps the link.
+  visualize::write_output_file(link, "new");
+  EXPECT_TRUE(fs::is_symlink(link));
+  EXPECT_EQ(contents(path), "new");
+  std::remove(link.c_str());
+  std::remove(path.c_str());
+}
+
+// ---- OTF2 of tiny, empty and sparse traces ----------------------------------------------------
+
+TEST(ExportOtf2, ATraceWithNoRecordsIsAnArchiveOtf2PrintReads) {
+  // Cut right after its header (no chunk, no core) and cut after its definitions (cores, no units).
+  const std::string whole = contents(corpus("ping_pong.mtrace"));
+  for (const std::size_t length : {std::size_t{16}, std::size_t{512}}) {
+    const std::string path = scratch("cut_" + std::to_string(length)) + ".mtrace";
+    std::ofstream(path, std::ios::binary) << whole.substr(0, length);
+    const trace::Trace trace = trace::read_trace(path);
+    ASSERT_TRUE(trace.units.empty());
+    const std::string out = scratch("otf2_empty_" + std::to_string(length));
+    fs::remove_all(out);
+    visualize::export_otf2(trace, out);
+    run(std::string(OTF2_PRINT) + " " + out + "/traces.otf2 2>&1");
+    run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2 2>&1");
+    fs::remove_all(out);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(ExportOtf2, ATraceClaimingManyCoresGetsALocationPerCoreWithEvents) {
+  test_support::TraceBuilder b(65534);
+  b.site(1, "many.cpp", 1, "main");
+  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
+  b.constraint(0, 1, 1, 2, 115);
+  b.unit(65533, 2, 2, 130, 140, 240, 250, 0, 1);
+  const std::string path = scratch("many_cores") + ".mtrace";
+  b.write(path);
+  const trace::Trace trace = trace::read_trace(path);
+  const std::string out = scratch("otf2_many");
+  fs::remove_all(out);
+  const auto start = std::chrono::steady_clock::now();
+  const visualize::ExportCounts counts = visualize::export_otf2(trace, out);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  std::uint64_t files = 0;
+  for (const auto& entry : fs::recursive_directory_iterator(out)) files += entry.is_regular_file();
+  EXPECT_LE(files, 8u) << "anchor, definitions, markers and one event and definition file per core with events";
+  EXPECT_LT(counts.bytes, 64u * 1024);
+  EXPECT_EQ(counts.arcs, 1u);
+  const std::string defs = run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
+  EXPECT_NE(defs.find("\"core 65533\""), std::string::npos);
+  EXPECT_EQ(defs.find("\"core 1\""), std::string::npos);
+  const auto records = record_counts(run(std::string(OTF2_PRINT) + " " + out + "/traces.otf2"));
+  EXPECT_EQ(records.count("MPI_SEND") ? records.at("MPI_SEND") : 0, 1u);
+  EXPECT_EQ(records.count("MPI_RECV") ? records.at("MPI_RECV") : 0, 1u);
+  std::cout << "65,534 cores claimed, 2 used: " << files << " files, " << counts.bytes << " bytes, " << seconds << " s\n";
+  fs::remove_all(out);
+  std::remove(path.c_str());
 }
 
 }  // namespace

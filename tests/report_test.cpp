@@ -5,7 +5,9 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <fstream>
 #include <functional>
+#include <nlohmann/json.hpp>
 #include <sstream>
 #include <string>
 
@@ -13,7 +15,10 @@
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/critical_path.h"
 #include "moirai/visualize/report.h"
+#include "moirai/visualize/run_summary.h"
+#include "support/hostile_names.h"
 #include "support/known_traces.h"
 #include "support/trace_builder.h"
 
@@ -572,6 +577,103 @@ TEST(Report, RecordingIsItsOwnOverheadKind) {
   EXPECT_EQ(report.overhead.decision, 2u * 10u - 4u);
   EXPECT_EQ(report.lost.by_kind.at("recording (the probe)"), 4u);
   EXPECT_NE(printed(trace, report).find("recording 0.000 ms"), std::string::npos);
+}
+
+// ---- JSON: strict whatever the trace holds (docs/export.md, "Writing outputs") ------------------
+
+// json_views are what `moirai report --json`, `report --json --critical-path` and `stats --json`
+// print for a trace, each parsed strictly (nlohmann::json::parse throws on invalid UTF-8, NaN or
+// a bare control character).
+std::vector<nlohmann::json> json_views(const trace::Trace& trace, const std::string& path) {
+  std::ostringstream report, critical, stats;
+  visualize::print_report_json(report, trace, visualize::build_report(trace));
+  visualize::print_critical_path_json(critical, visualize::list_critical_path(trace));
+  visualize::print_summary_json(stats, path, trace, visualize::summarize(trace));
+  std::vector<nlohmann::json> parsed;
+  for (const std::string& text : {report.str(), critical.str(), stats.str()}) {
+    EXPECT_EQ(text.find("nan"), std::string::npos) << text;
+    EXPECT_EQ(text.find("inf"), std::string::npos) << text;
+    parsed.push_back(nlohmann::json::parse(text));
+  }
+  return parsed;
+}
+
+std::string scratch_trace(const std::string& name) {
+  return ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+}
+
+TEST(ReportJson, HostileNamesGiveStrictJsonThatSaysWhatWasReplaced) {
+  const trace::Trace trace = test_support::read_written(test_support::write_hostile_names_trace, "json_hostile");
+  // The file name is hostile too: stats prints the path it was given.
+  const std::vector<nlohmann::json> views = json_views(trace, "run" + test_support::kBadBytes + ".mtrace");
+  const std::string replaced = "\xEF\xBF\xBD";
+  EXPECT_NE(views[2]["trace"].get<std::string>().find(replaced), std::string::npos);
+  EXPECT_NE(views[2]["trace"].get<std::string>().find("\x1b[31m\x01"), std::string::npos) << "control characters are escaped, kept";
+  for (const nlohmann::json& view : views) {
+    ASSERT_TRUE(view.contains("warnings")) << view.dump();
+    bool said = false;
+    for (const auto& warning : view["warnings"]) said |= warning.get<std::string>().find("not valid UTF-8") != std::string::npos;
+    EXPECT_TRUE(said) << view["warnings"].dump();
+  }
+  // The critical path names the hostile call site, its bad bytes replaced.
+  EXPECT_NE(views[1]["critical_path"]["units"][0]["ended_at"].get<std::string>().find("bad\x1b[31m\x01" + replaced), std::string::npos)
+      << views[1].dump();
+}
+
+TEST(ReportJson, ValidNamesGetNoWarning) {
+  const trace::Trace trace = test_support::read_written(test_support::write_rendezvous_trace, "json_clean");
+  const std::vector<nlohmann::json> views = json_views(trace, "run.mtrace");
+  EXPECT_TRUE(views[0]["warnings"].empty()) << views[0]["warnings"].dump();
+  EXPECT_FALSE(views[1].contains("warnings"));
+  EXPECT_FALSE(views[2].contains("warnings"));
+  EXPECT_DOUBLE_EQ(views[0]["makespan_s"].get<double>(), 520e-9);
+}
+
+// A trace cut right after its header has no clock rate: every figure in seconds is null (it
+// printed -nan before), counts are 0, and the JSON parses.
+TEST(ReportJson, ATraceCutAfterItsHeaderHasNullsNotNan) {
+  const std::string whole_path = scratch_trace("json_cut_whole");
+  test_support::write_rendezvous_trace(whole_path);
+  std::ifstream whole_file(whole_path, std::ios::binary);
+  const std::string whole((std::istreambuf_iterator<char>(whole_file)), {});
+  const std::string path = scratch_trace("json_cut");
+  std::ofstream(path, std::ios::binary) << whole.substr(0, 16);
+  const trace::Trace trace = trace::read_trace(path);
+  const std::vector<nlohmann::json> views = json_views(trace, path);
+  EXPECT_TRUE(views[0]["makespan_s"].is_null()) << views[0].dump();
+  EXPECT_EQ(views[0]["units"], 0);
+  EXPECT_TRUE(views[0]["lost"]["core_s"].is_null());
+  EXPECT_FALSE(views[2]["integrity"]["complete"].get<bool>());
+  std::remove(path.c_str());
+  std::remove(whole_path.c_str());
+}
+
+// ---- Work share: `moirai stats` and the report define it the same way -------------------------
+
+// write_late_and_early_trace: core 0 has nothing after 300, core 1 nothing before 130; the
+// makespan is 400: stats gave each core's work as a share of its own span (66.7% and
+// 92.6%), the report as a share of the makespan (50.0% and 62.5%). Both use the makespan now.
+TEST(WorkShare, StatsAndTheReportGiveTheSameSharesOfTheMakespan) {
+  const std::string path = scratch_trace("work_share");
+  test_support::write_late_and_early_trace(path);
+  const trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  const visualize::Report report = visualize::build_report(trace);
+  std::ostringstream stats_text, stats_json, report_text;
+  visualize::print_summary(stats_text, path, trace, report.summary);
+  visualize::print_summary_json(stats_json, path, trace, report.summary);
+  visualize::print_report(report_text, trace, report);
+  const nlohmann::json json = nlohmann::json::parse(stats_json.str());
+  EXPECT_DOUBLE_EQ(json["makespan_s"].get<double>(), 400e-9);
+  const char* expected[2][2] = {{"50.0%", "12.5%"}, {"62.5%", "0.0%"}};
+  for (int core = 0; core < 2; ++core) {
+    const std::string work = expected[core][0], idle = expected[core][1];
+    EXPECT_NE(stats_text.str().find("work " + work + ", idle " + idle), std::string::npos) << stats_text.str();
+    EXPECT_NE(report_text.str().find("core " + std::to_string(core) + ": " + work + " / "), std::string::npos) << report_text.str();
+    EXPECT_NE(report_text.str().find(" / " + idle + "  ("), std::string::npos) << report_text.str();
+    EXPECT_EQ(json["per_core"][core]["work_share"].get<double>() * 100, std::stod(work)) << json["per_core"][core].dump();
+    EXPECT_EQ(json["per_core"][core]["idle_share"].get<double>() * 100, std::stod(idle)) << json["per_core"][core].dump();
+  }
 }
 
 }  // namespace

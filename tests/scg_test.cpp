@@ -19,6 +19,7 @@
 #include "moirai/visualize/critical_path.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/scg.h"
+#include "support/hostile_names.h"
 #include "support/known_traces.h"
 #include "support/trace_builder.h"
 
@@ -490,6 +491,33 @@ TEST(Scg, TakenTimeIsDrawnApartFromWork) {
   const std::string calm = dot_of(build(0, "calm"), options);
   EXPECT_EQ(calm.find("#ffd700c0"), std::string::npos);
   EXPECT_EQ(calm.find("taken by the OS"), std::string::npos);
+}
+
+// Control characters and invalid UTF-8 in a VP, call site or phase name reach the SCG's labels
+// and tooltips as U+FFFD: the SVG stays well-formed XML, in every overhead and arc mode.
+TEST(Scg, HostileNamesStillMakeWellFormedXml) {
+  const trace::Trace trace = test_support::read_written(test_support::write_hostile_names_trace, "scg_hostile");
+  for (const bool detail : {false, true}) {
+    visualize::ScgOptions options;
+    options.cycles_per_point = 1;
+    options.critical_path = detail;
+    options.overhead_detail = detail;
+    const std::string path = temp(detail ? "hostile_detail" : "hostile") + ".svg";
+    visualize::render_scg(visualize::layout_scg(trace, options), trace, "svg", path);
+    EXPECT_EQ(test_support::xml_problems(XMLLINT, path), "") << path;
+    std::ifstream file(path);
+    const std::string svg((std::istreambuf_iterator<char>(file)), std::istreambuf_iterator<char>());
+    EXPECT_NE(svg.find("\xEF\xBF\xBD"), std::string::npos) << "the bad bytes are shown as U+FFFD";
+    EXPECT_EQ(svg.find('\x1b'), std::string::npos);
+    std::remove(path.c_str());
+  }
+}
+
+TEST(Scg, AMissingFolderIsAnErrorAndNothingIsWritten) {
+  const trace::Trace trace = rendezvous();
+  const std::string folder = temp("missing_folder");
+  EXPECT_THROW(visualize::render_scg(visualize::layout_scg(trace, {}), trace, "svg", folder + "/x.svg"), std::runtime_error);
+  EXPECT_NE(::access(folder.c_str(), F_OK), 0);
 }
 
 }  // namespace

@@ -18,6 +18,7 @@
 #include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/ucc.h"
+#include "support/hostile_names.h"
 #include "support/known_traces.h"
 
 namespace {
@@ -367,6 +368,26 @@ TEST(Ucc, ASingletonsDiamondSitsBetweenItsSourcesAndItsSinks) {
   std::map<std::string, int> classes;
   for (const std::string& c : dot.edge_classes) ++classes[c];
   EXPECT_EQ(classes, (std::map<std::string, int>{{"uccvp", 4}, {"uccgroupin", 3}, {"uccgroupout", 3}}));
+}
+
+// Control characters and invalid UTF-8 in the names reach the UCC's labels and tooltips as
+// U+FFFD: the SVG stays well-formed XML.
+TEST(Ucc, HostileNamesStillMakeWellFormedXml) {
+  const trace::Trace trace = test_support::read_written(test_support::write_hostile_names_trace, "ucc_hostile");
+  for (const bool weighted : {false, true}) {
+    visualize::UccOptions options;
+    options.weighted = weighted;
+    const std::string path = ::testing::TempDir() + "moirai_ucc_hostile_" + std::to_string(::getpid()) + ".svg";
+    visualize::render_ucc(visualize::layout_ucc(trace, options), "svg", path);
+    EXPECT_EQ(test_support::xml_problems(XMLLINT, path), "") << path;
+    std::remove(path.c_str());
+  }
+}
+
+TEST(Ucc, AMissingFolderIsAnError) {
+  const trace::Trace trace = test_support::read_written(test_support::write_rendezvous_trace, "ucc_missing");
+  EXPECT_THROW(visualize::render_ucc(visualize::layout_ucc(trace, {}), "svg", ::testing::TempDir() + "moirai_no_such_folder/x.svg"),
+               std::runtime_error);
 }
 
 }  // namespace

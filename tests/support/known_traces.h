@@ -37,6 +37,21 @@ inline void write_rendezvous_trace(const std::string& path) {
   b.write(path);
 }
 
+// write_late_and_early_trace: core 0 runs u1 [0, 120), which creates VP 2, and u2 [120, 240),
+// idles [240, 300) (a VP shell [250, 260) in it) and records nothing after; core 1 records
+// nothing before u3 [130, 400). Makespan 400: each core has idle time no span records.
+inline void write_late_and_early_trace(const std::string& path) {
+  TraceBuilder b(2);
+  b.site(1, "edges.cpp", 10);
+  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
+  b.constraint(0, 1, 1, 3, 115);
+  b.unit(0, 2, 1, 120, 130, 230, 240, 0, 1);
+  b.idle(0, 240, 300);
+  b.chore(0, Chore::vp_shell, 250, 260);
+  b.unit(1, 3, 2, 130, 140, 390, 400, 0, 1);
+  b.write(path);
+}
+
 // write_typed_send_trace: main (VP 1, core 0) u1 -> u3 -> u5 -> u7 -> u9 creates VP 2 (u1 -> u2)
 // and VP 3 (u3 -> u4), then receives twice by type. VP 2 (u2 -> u6) and VP 3 (u4 -> u8) each
 // send one message of that type: group 1 has sources u2, u4 and sinks u5, u7 (the receives).

@@ -68,17 +68,22 @@ void print_critical_path(std::ostream& out, const CriticalPathListing& listing) 
 }
 
 void print_critical_path_json(std::ostream& out, const CriticalPathListing& listing) {
-  using detail::json_string;
-  out << "{\"critical_path\":{\"work\":" << listing.work << ",\"makespan\":" << listing.makespan
-      << ",\"clock_hz\":" << detail::fixed(listing.clock_hz, 0) << ",\"units\":[";
-  for (std::size_t i = 0; i < listing.units.size(); ++i) {
-    const CriticalUnit& u = listing.units[i];
-    out << (i ? "," : "") << "{\"unit\":" << u.unit << ",\"vp\":" << u.vp << ",\"core\":" << u.core << ",\"work\":" << u.work
-        << ",\"arrived_by\":" << (u.arrived_by.empty() ? "null" : json_string(u.arrived_by))
-        << ",\"began_by\":" << json_string(u.began_by) << ",\"began_at\":" << json_string(u.began_at)
-        << ",\"ended_by\":" << json_string(u.ended_by) << ",\"ended_at\":" << json_string(u.ended_at) << '}';
+  using Json = nlohmann::ordered_json;
+  Json units = Json::array();
+  for (const CriticalUnit& u : listing.units) {
+    units.push_back(Json{{"unit", u.unit},
+                         {"vp", u.vp},
+                         {"core", u.core},
+                         {"work", u.work},
+                         {"arrived_by", u.arrived_by.empty() ? Json(nullptr) : Json(u.arrived_by)},
+                         {"began_by", u.began_by},
+                         {"began_at", u.began_at},
+                         {"ended_by", u.ended_by},
+                         {"ended_at", u.ended_at}});
   }
-  out << "]}}\n";
+  Json json;
+  json["critical_path"] = Json{{"work", listing.work}, {"makespan", listing.makespan}, {"clock_hz", detail::whole_number(listing.clock_hz)}, {"units", units}};
+  out << detail::dump_json(std::move(json)) << '\n';
 }
 
 }  // namespace moirai::visualize

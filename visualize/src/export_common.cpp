@@ -1,8 +1,6 @@
 #include "export_common.h"
 
-#include <cerrno>
 #include <charconv>
-#include <cstring>
 
 #include "moirai/visualize/run_summary.h"
 
@@ -87,15 +85,6 @@ std::string ExportModel::ending(const trace::UnitRecord& record) const {
   return trace.construct_name(record.ended_by) + " at " + trace.site_name(record.site);
 }
 
-OutFile::OutFile(const std::string& path) : path_(path), file_(std::fopen(path.c_str(), "wb")) {
-  if (file_ == nullptr) throw cannot_write(path, errno);
-  buffer_.reserve(kBuffer);
-}
-
-OutFile::~OutFile() {
-  if (file_ != nullptr) std::fclose(file_);
-}
-
 OutFile& OutFile::number(std::int64_t value) {
   char text[24];
   const auto result = std::to_chars(text, text + sizeof text, value);
@@ -115,22 +104,13 @@ OutFile& OutFile::micros(std::int64_t ns) {
 }
 
 void OutFile::drain() {
-  if (!buffer_.empty() && std::fwrite(buffer_.data(), 1, buffer_.size(), file_) != buffer_.size()) {
-    throw cannot_write(path_, errno);
-  }
-  written_ += buffer_.size();
+  file_.write(buffer_);
   buffer_.clear();
 }
 
 void OutFile::close() {
   drain();
-  const int failed = std::fclose(file_);
-  file_ = nullptr;
-  if (failed != 0) throw cannot_write(path_, errno);
-}
-
-ExportError cannot_write(const std::string& path, int error) {
-  return ExportError("cannot write " + path + ": " + std::strerror(error));
+  file_.commit();
 }
 
 }  // namespace moirai::visualize::detail

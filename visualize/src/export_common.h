@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <cstdio>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -14,6 +13,7 @@
 #include "chore_index.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export.h"
+#include "moirai/visualize/output_file.h"
 #include "moirai/visualize/unit_graph.h"
 
 namespace moirai::visualize::detail {
@@ -87,6 +87,12 @@ class ExportModel {
   };
   ChoreCursor chores(std::uint32_t core) const { return ChoreCursor(chores_.on(core)); }
 
+  // has_events is true when a core has a unit, a chore or a user event (idle spans alone show
+  // nothing on a timeline).
+  bool has_events(std::uint32_t core) const {
+    return core < core_nodes_.size() && (!core_nodes_[core].empty() || !core_user_events_[core].empty() || !chores_.on(core).empty());
+  }
+
   // walk_core visits one core's idle spans, units and user events in time order. on_unit gets
   // the node and a function that visits the user events before a clock reading, which it calls
   // where those events belong among its own (user events happen inside a unit's work).
@@ -121,14 +127,11 @@ class ExportModel {
   std::unordered_map<std::uint64_t, const trace::Trace::Vp*> vps_;
 };
 
-// OutFile is a file written through a buffer of 1 MiB; every failure is an ExportError naming
-// the file.
+// OutFile is an output file (OutputFile: a temporary renamed into place by close()) written
+// through a buffer of 1 MiB; every failure is an ExportError naming the file.
 class OutFile {
  public:
-  explicit OutFile(const std::string& path);
-  ~OutFile();
-  OutFile(const OutFile&) = delete;
-  OutFile& operator=(const OutFile&) = delete;
+  explicit OutFile(const std::string& path) : file_(path) { buffer_.reserve(kBuffer); }
 
   OutFile& operator<<(std::string_view text) {
     if (buffer_.size() + text.size() > kBuffer) drain();
@@ -144,20 +147,15 @@ class OutFile {
   OutFile& number(std::int64_t value);
   // micros writes nanoseconds as microseconds with three decimals (Trace Event JSON's unit).
   OutFile& micros(std::int64_t ns);
-  // close flushes and closes the file, throwing when anything could not be written.
+  // close writes what is buffered and puts the file in place, throwing when anything failed.
   void close();
-  std::uint64_t bytes() const { return written_ + buffer_.size(); }
+  std::uint64_t bytes() const { return file_.bytes() + buffer_.size(); }
 
  private:
   static constexpr std::size_t kBuffer = 1 << 20;
   void drain();
-  std::string path_;
-  std::FILE* file_ = nullptr;
+  OutputFile file_;
   std::string buffer_;
-  std::uint64_t written_ = 0;
 };
-
-// cannot_write is the ExportError for an output path the system refused, with its reason.
-ExportError cannot_write(const std::string& path, int error);
 
 }  // namespace moirai::visualize::detail

@@ -13,6 +13,7 @@
 #include <unordered_map>
 
 #include "export_common.h"
+#include "moirai/visualize/output_file.h"
 
 namespace moirai::visualize {
 
@@ -27,9 +28,15 @@ OTF2_FlushType pre_flush(void*, OTF2_FileType, OTF2_LocationRef, void*, bool) { 
 OTF2_TimeStamp post_flush(void*, OTF2_FileType, OTF2_LocationRef) { return 0; }
 OTF2_FlushCallbacks flush_callbacks = {pre_flush, post_flush};
 
-// check turns an OTF2 error into an ExportError naming what failed.
+// Otf2Failure is an OTF2 call that failed; export_otf2 names the archive in its message.
+class Otf2Failure : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// check turns an OTF2 error into an Otf2Failure naming what failed.
 void check(OTF2_ErrorCode code, const std::string& what) {
-  if (code != OTF2_SUCCESS) throw ExportError("OTF2: " + what + ": " + OTF2_Error_GetName(code) + ": " + OTF2_Error_GetDescription(code));
+  if (code != OTF2_SUCCESS) throw Otf2Failure("OTF2: " + what + ": " + OTF2_Error_GetName(code) + ": " + OTF2_Error_GetDescription(code));
 }
 
 // Archive closes the OTF2 archive however the export ends.
@@ -52,17 +59,26 @@ class Otf2Writer {
   void write() {
     check(OTF2_Archive_OpenEvtFiles(archive_), "opening the event files");
     markers_ = OTF2_Archive_GetMarkerWriter(archive_);
-    if (markers_ == nullptr) throw ExportError("OTF2: cannot open the marker writer");
+    if (markers_ == nullptr) throw Otf2Failure("OTF2: cannot open the marker writer");
     check(OTF2_MarkerWriter_WriteDefMarker(markers_, kUserEventMarker, "Moirai", "user event", OTF2_SEVERITY_NONE), "marker definition");
-    events_per_core_.resize(trace_.core_count);
-    for (std::uint32_t core = 0; core < trace_.core_count; ++core) write_core(core);
+    // A location per core that has events: a trace may claim tens of thousands of cores and
+    // use a few, and OTF2 writes a file per location.
+    for (std::uint32_t core = 0; core < trace_.core_count; ++core) {
+      if (model_.has_events(core)) cores_.push_back(core);
+    }
+    // OTF2's readers refuse an archive without a location: a trace with no records (cut after
+    // its header) still gets core 0's, empty.
+    if (cores_.empty()) cores_.push_back(0);
+    events_per_core_.resize(cores_.size());
+    for (std::size_t rank = 0; rank < cores_.size(); ++rank) rank_of_[cores_[rank]] = static_cast<std::uint32_t>(rank);
+    for (std::size_t rank = 0; rank < cores_.size(); ++rank) write_core(cores_[rank], rank);
     check(OTF2_Archive_CloseMarkerWriter(archive_, markers_), "closing the markers");
     check(OTF2_Archive_CloseEvtFiles(archive_), "closing the event files");
     // Every location gets a (empty) local definition file, as the OTF2 readers expect.
     check(OTF2_Archive_OpenDefFiles(archive_), "opening the definition files");
-    for (std::uint32_t core = 0; core < trace_.core_count; ++core) {
+    for (const std::uint32_t core : cores_) {
       OTF2_DefWriter* local = OTF2_Archive_GetDefWriter(archive_, core);
-      if (local == nullptr) throw ExportError("OTF2: cannot open the definitions of core " + std::to_string(core));
+      if (local == nullptr) throw Otf2Failure("OTF2: cannot open the definitions of core " + std::to_string(core));
       check(OTF2_Archive_CloseDefWriter(archive_, local), "closing a local definition file");
     }
     check(OTF2_Archive_CloseDefFiles(archive_), "closing the definition files");
@@ -111,9 +127,18 @@ class Otf2Writer {
     check(OTF2_EvtWriter_Leave(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(tick)), region(segment, r)), "leave");
   }
 
-  void write_core(std::uint32_t core) {
+  void write_core(std::uint32_t core, std::size_t rank) {
     OTF2_EvtWriter* w = OTF2_Archive_GetEvtWriter(archive_, core);
-    if (w == nullptr) throw ExportError("OTF2: cannot open the events of core " + std::to_string(core));
+    if (w == nullptr) throw Otf2Failure("OTF2: cannot open the events of core " + std::to_string(core));
+    if (core < trace_.core_count) write_events(w, core);
+    uint64_t events = 0;
+    check(OTF2_EvtWriter_GetNumberOfEvents(w, &events), "counting events");
+    events_per_core_[rank] = events;
+    check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing the events of core " + std::to_string(core));
+  }
+
+  // write_events writes one core's units, chores, messages, metrics and markers in time order.
+  void write_events(OTF2_EvtWriter* w, std::uint32_t core) {
     const std::size_t counters = trace_.counters.size();
     std::vector<OTF2_Type> types(counters, OTF2_TYPE_UINT64);
     std::vector<OTF2_MetricValue> values(counters);  // the core's work counts so far (accumulated)
@@ -147,7 +172,7 @@ class Otf2Writer {
       for (auto [a, end] = model_.in(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
         if (!arc.cross_core) continue;
-        check(OTF2_EvtWriter_MpiRecv(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.assign)), model_.graph.nodes[arc.from].core,
+        check(OTF2_EvtWriter_MpiRecv(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.assign)), rank_of_.at(model_.graph.nodes[arc.from].core),
                                      kConstraintComm, *a, 0),
               "receive");
       }
@@ -164,7 +189,7 @@ class Otf2Writer {
       for (auto [a, end] = model_.out(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
         if (!arc.cross_core) continue;
-        check(OTF2_EvtWriter_MpiSend(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.end)), model_.graph.nodes[arc.to].core,
+        check(OTF2_EvtWriter_MpiSend(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.end)), rank_of_.at(model_.graph.nodes[arc.to].core),
                                      kConstraintComm, *a, 0),
               "send");
         ++messages_;
@@ -180,15 +205,11 @@ class Otf2Writer {
     const auto on_idle = [&](const trace::Span& span, std::uint32_t) { chores_before(span.end); };
     model_.walk_core(core, on_idle, on_unit, on_user_event);
     chores_before(UINT64_MAX);
-    uint64_t events = 0;
-    check(OTF2_EvtWriter_GetNumberOfEvents(w, &events), "counting events");
-    events_per_core_[core] = events;
-    check(OTF2_Archive_CloseEvtWriter(archive_, w), "closing the events of core " + std::to_string(core));
   }
 
   void write_definitions() {
     OTF2_GlobalDefWriter* d = OTF2_Archive_GetGlobalDefWriter(archive_);
-    if (d == nullptr) throw ExportError("OTF2: cannot open the global definitions");
+    if (d == nullptr) throw Otf2Failure("OTF2: cannot open the global definitions");
     // Time: nanoseconds since the run's first reading (converted from the trace's clock_hz).
     check(OTF2_GlobalDefWriter_WriteClockProperties(d, 1000000000, 0,
                                                     static_cast<std::uint64_t>(model_.ns(model_.origin + model_.graph.makespan)),
@@ -199,7 +220,7 @@ class Otf2Writer {
     const OTF2_StringRef node_class = string("machine"), run = string("Moirai run"), comm = string("constraints");
     const OTF2_StringRef unit_name = string("#"), locations = string("cores");
     std::vector<OTF2_StringRef> core_names, counter_names;
-    for (std::uint32_t core = 0; core < trace_.core_count; ++core) core_names.push_back(string("core " + std::to_string(core)));
+    for (const std::uint32_t core : cores_) core_names.push_back(string("core " + std::to_string(core)));
     for (const std::string& counter : trace_.counters) counter_names.push_back(string(counter));
     for (std::size_t s = 0; s < string_order_.size(); ++s) {
       check(OTF2_GlobalDefWriter_WriteString(d, static_cast<OTF2_StringRef>(s), string_order_[s]->c_str()), "string");
@@ -207,8 +228,8 @@ class Otf2Writer {
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, machine, node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
     check(OTF2_GlobalDefWriter_WriteLocationGroup(d, 0, run, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP),
           "location group");
-    for (std::uint32_t core = 0; core < trace_.core_count; ++core) {
-      check(OTF2_GlobalDefWriter_WriteLocation(d, core, core_names[core], OTF2_LOCATION_TYPE_CPU_THREAD, events_per_core_[core], 0),
+    for (std::size_t rank = 0; rank < cores_.size(); ++rank) {
+      check(OTF2_GlobalDefWriter_WriteLocation(d, cores_[rank], core_names[rank], OTF2_LOCATION_TYPE_CPU_THREAD, events_per_core_[rank], 0),
             "location");
     }
     for (std::size_t r = 0; r < region_defs_.size(); ++r) {
@@ -219,14 +240,15 @@ class Otf2Writer {
                                              def.file, def.line, def.line),
             "region");
     }
-    // The messages' communicator: rank k is core k.
-    std::vector<std::uint64_t> members(trace_.core_count);
-    for (std::uint32_t core = 0; core < trace_.core_count; ++core) members[core] = core;
+    // The messages' communicator: rank k is the k-th core with events (its location).
+    const std::vector<std::uint64_t> locations_of_ranks(cores_.begin(), cores_.end());
+    std::vector<std::uint64_t> ranks(cores_.size());
+    for (std::size_t rank = 0; rank < cores_.size(); ++rank) ranks[rank] = rank;
     check(OTF2_GlobalDefWriter_WriteGroup(d, kLocationsGroup, locations, OTF2_GROUP_TYPE_COMM_LOCATIONS, OTF2_PARADIGM_MPI,
-                                          OTF2_GROUP_FLAG_NONE, trace_.core_count, members.data()),
+                                          OTF2_GROUP_FLAG_NONE, static_cast<std::uint32_t>(cores_.size()), locations_of_ranks.data()),
           "locations group");
     check(OTF2_GlobalDefWriter_WriteGroup(d, kRanksGroup, comm, OTF2_GROUP_TYPE_COMM_GROUP, OTF2_PARADIGM_MPI, OTF2_GROUP_FLAG_NONE,
-                                          trace_.core_count, members.data()),
+                                          static_cast<std::uint32_t>(ranks.size()), ranks.data()),
           "ranks group");
     check(OTF2_GlobalDefWriter_WriteComm(d, kConstraintComm, comm, kRanksGroup, OTF2_UNDEFINED_COMM, OTF2_COMM_FLAG_NONE), "communicator");
     if (!trace_.counters.empty()) {
@@ -263,7 +285,9 @@ class Otf2Writer {
   std::vector<const std::string*> string_order_;  // keys of strings_, by reference number
   std::map<std::tuple<std::uint8_t, std::uint32_t, std::uint32_t>, OTF2_RegionRef> regions_;
   std::vector<RegionDef> region_defs_;
-  std::vector<std::uint64_t> events_per_core_;
+  std::vector<std::uint32_t> cores_;            // the cores with events, a location each
+  std::unordered_map<std::uint32_t, std::uint32_t> rank_of_;  // core -> its rank (index in cores_)
+  std::vector<std::uint64_t> events_per_core_;  // by rank
   std::uint64_t messages_ = 0;
 };
 
@@ -276,25 +300,12 @@ std::uint64_t archive_size(const std::filesystem::path& directory) {
   return bytes;
 }
 
-}  // namespace
-
-ExportCounts export_otf2(const trace::Trace& trace, const std::string& out) {
-  // OTF2 writes an archive: a directory with the anchor file, definitions and one event file
-  // per location. Refusing a directory that holds anything keeps old event files from mixing in.
-  std::error_code error;
-  const std::filesystem::path directory(out);
-  if (std::filesystem::exists(directory, error)) {
-    if (!std::filesystem::is_directory(directory, error) || !std::filesystem::is_empty(directory, error)) {
-      throw ExportError("cannot write " + out + ": it exists and is not an empty directory (an OTF2 archive is a directory)");
-    }
-  } else if (!std::filesystem::create_directory(directory, error)) {
-    throw ExportError("cannot write " + out + ": " + error.message());
-  }
-  const detail::ExportModel model(trace);
+// write_archive writes the archive into the directory's temporary and puts it in place.
+ExportCounts write_archive(const detail::ExportModel& model, OutputDirectory& directory) {
   Archive archive;
-  archive.handle = OTF2_Archive_Open(out.c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20, OTF2_SUBSTRATE_POSIX,
-                                     OTF2_COMPRESSION_NONE);
-  if (archive.handle == nullptr) throw ExportError("cannot write " + out + ": OTF2 could not create the archive");
+  archive.handle = OTF2_Archive_Open(directory.temporary_path().c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
+                                     OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
+  if (archive.handle == nullptr) throw Otf2Failure("OTF2 could not create the archive");
   check(OTF2_Archive_SetFlushCallbacks(archive.handle, &flush_callbacks, nullptr), "flush callbacks");
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive.handle), "collective callbacks");
   check(OTF2_Archive_SetCreator(archive.handle, "moirai export"), "creator");
@@ -307,7 +318,25 @@ ExportCounts export_otf2(const trace::Trace& trace, const std::string& out) {
   const OTF2_ErrorCode closed = OTF2_Archive_Close(archive.handle);
   archive.handle = nullptr;
   check(closed, "closing the archive");
-  return ExportCounts{model.graph.nodes.size(), writer.messages(), model.cross_core, model.unresolved, archive_size(directory)};
+  const std::uint64_t bytes = archive_size(directory.temporary_path());
+  directory.commit();
+  return ExportCounts{model.graph.nodes.size(), writer.messages(), model.cross_core, model.unresolved, bytes};
+}
+
+}  // namespace
+
+ExportCounts export_otf2(const trace::Trace& trace, const std::string& out) {
+  // OTF2 writes an archive: a directory with the anchor file, definitions and one event file
+  // per location. It is filled beside `out` and renamed into place once whole, so a failed
+  // export (a full disk, a file-size limit) leaves no truncated archive; an existing `out` must
+  // be an empty directory, so old event files cannot mix in.
+  OutputDirectory directory(out);
+  const detail::ExportModel model(trace);
+  try {
+    return write_archive(model, directory);
+  } catch (const Otf2Failure& failure) {
+    throw ExportError("cannot write " + out + ": " + failure.what());
+  }
 }
 
 }  // namespace moirai::visualize

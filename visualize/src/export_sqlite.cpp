@@ -8,10 +8,11 @@
 #include <sqlite3.h>
 
 #include <algorithm>
-#include <cerrno>
+#include <cstring>
 #include <filesystem>
 
 #include "export_common.h"
+#include "moirai/visualize/output_file.h"
 #include "moirai/visualize/report.h"
 #include "moirai/visualize/run_summary.h"
 #include "text_format.h"
@@ -43,7 +44,7 @@ CREATE TABLE constraints (id INTEGER PRIMARY KEY, construct INTEGER NOT NULL, fr
 CREATE TABLE idle_causes (cause INTEGER PRIMARY KEY, construct TEXT NOT NULL, site TEXT, idle_ns INTEGER,
   periods INTEGER, cores TEXT);
 CREATE TABLE idle (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
-  cause INTEGER);
+  idle_ns INTEGER NOT NULL, kind TEXT NOT NULL, cause INTEGER);
 CREATE TABLE hints (rank INTEGER PRIMARY KEY, rule TEXT NOT NULL, message TEXT, cores TEXT, begin_ns INTEGER,
   end_ns INTEGER, site TEXT, lost_ns INTEGER);
 CREATE TABLE user_events (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, unit INTEGER, name TEXT, phase TEXT,
@@ -60,13 +61,15 @@ CREATE INDEX units_by_site ON units (site);
 CREATE INDEX constraints_by_from ON constraints (from_unit);
 CREATE INDEX constraints_by_to ON constraints (to_unit);
 CREATE INDEX idle_by_cause ON idle (cause);
+CREATE INDEX idle_by_core ON idle (core, begin_ns);
 )sql";
 
 // Database owns the connection and runs statements, every failure an ExportError.
 class Database {
  public:
-  explicit Database(const std::string& path) : path_(path) {
-    if (sqlite3_open_v2(path.c_str(), &db_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) != SQLITE_OK) {
+  // Database opens `file` (the temporary), naming `path` (the target) in its errors.
+  Database(const std::string& file, const std::string& path) : path_(path) {
+    if (sqlite3_open_v2(file.c_str(), &db_, SQLITE_OPEN_READWRITE, nullptr) != SQLITE_OK) {
       const std::string message = db_ != nullptr ? sqlite3_errmsg(db_) : "out of memory";
       sqlite3_close(db_);
       db_ = nullptr;
@@ -77,15 +80,21 @@ class Database {
     for (sqlite3_stmt* statement : statements_) sqlite3_finalize(statement);
     sqlite3_close(db_);
   }
+  // close finalizes the statements and closes the file, checking that SQLite wrote it whole.
+  void close() {
+    for (sqlite3_stmt* statement : statements_) sqlite3_finalize(statement);
+    statements_.clear();
+    if (sqlite3_close(db_) != SQLITE_OK) fail();
+    db_ = nullptr;
+  }
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
 
   void exec(const char* sql) {
     char* error = nullptr;
     if (sqlite3_exec(db_, sql, nullptr, nullptr, &error) != SQLITE_OK) {
-      const std::string message = error != nullptr ? error : sqlite3_errmsg(db_);
       sqlite3_free(error);
-      throw ExportError("cannot write " + path_ + ": " + message);
+      fail();
     }
   }
 
@@ -121,7 +130,11 @@ class Database {
     return Insert(*this, statement);
   }
 
-  [[noreturn]] void fail() { throw ExportError("cannot write " + path_ + ": " + sqlite3_errmsg(db_)); }
+  // fail names SQLite's error and, for a failed system call (a full disk, a file-size limit), the system's reason.
+  [[noreturn]] void fail() {
+    const int system = sqlite3_system_errno(db_);
+    throw ExportError("cannot write " + path_ + ": " + sqlite3_errmsg(db_) + (system != 0 ? std::string(" (") + std::strerror(system) + ")" : ""));
+  }
 
  private:
   std::string path_;
@@ -136,16 +149,22 @@ std::int64_t as_int(std::uint64_t value) { return static_cast<std::int64_t>(valu
 void write_report_tables(Database& db, const trace::Trace& trace, const detail::ExportModel& model) {
   const Report report = build_report(trace);
   const auto ns = [&](std::uint64_t ticks) { return model.duration_ns(model.origin, model.origin + ticks); };
+  // Every idle period the report counts, the cores' time before their first record and after
+  // their last included, so the table's sums agree with idle_causes and the report.
+  auto idle = db.insert("INSERT INTO idle VALUES (?, ?, ?, ?, ?, ?, ?)");
+  std::vector<std::int64_t> cause_ns(report.idle_causes.size(), 0);
+  for (std::uint32_t i = 0; i < report.idle_periods.size(); ++i) {
+    const IdlePeriod& period = report.idle_periods[i];
+    idle(i)(period.core)(model.ns(period.begin))(model.ns(period.end))(ns(period.ticks))(std::string(idle_kind_name(period.kind)));
+    (period.cause != Report::kNoCause ? idle(period.cause) : idle.null()).row();
+    if (period.cause != Report::kNoCause) cause_ns[period.cause] += ns(period.ticks);
+  }
+  // A cause's time is the sum of its rows, each rounded to the nanosecond on its own, so the two
+  // tables agree exactly whatever the clock rate.
   auto cause = db.insert("INSERT INTO idle_causes VALUES (?, ?, ?, ?, ?, ?)");
   for (std::uint32_t c = 0; c < report.idle_causes.size(); ++c) {
-    const IdleCause& idle = report.idle_causes[c];
-    cause(c)(idle.construct)(idle.site)(ns(idle.ticks))(as_int(idle.periods))(detail::core_set(idle.cores)).row();
-  }
-  auto idle = db.insert("INSERT INTO idle VALUES (?, ?, ?, ?, ?)");
-  for (std::uint32_t i = 0; i < trace.idle.size(); ++i) {
-    const trace::Span& span = trace.idle[i];
-    idle(i)(span.core)(model.ns(span.begin))(model.ns(span.end));
-    (i < report.idle_span_cause.size() && report.idle_span_cause[i] != Report::kNoCause ? idle(report.idle_span_cause[i]) : idle.null()).row();
+    const IdleCause& found = report.idle_causes[c];
+    cause(c)(found.construct)(found.site)(cause_ns[c])(as_int(found.periods))(detail::core_set(found.cores)).row();
   }
   auto hint = db.insert("INSERT INTO hints VALUES (?, ?, ?, ?, ?, ?, ?, ?)");
   for (std::uint32_t h = 0; h < report.hints.size(); ++h) {
@@ -238,26 +257,24 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
 }  // namespace
 
 ExportCounts export_sqlite(const trace::Trace& trace, const std::string& out) {
-  std::error_code error;
-  if (std::filesystem::is_directory(out, error)) throw ExportError("cannot write " + out + ": it is a directory");
-  // A database is replaced, not merged into: the tables are created afresh.
-  if (std::filesystem::exists(out, error) && !std::filesystem::remove(out, error)) {
-    throw ExportError("cannot write " + out + ": " + error.message());
-  }
+  // The database is built in a temporary beside `out` and renamed over it only once whole, so a
+  // failed export leaves whatever `out` was (a file, a device, the input trace) untouched.
+  OutputFile file(out);
   const detail::ExportModel model(trace);
-  {
-    Database db(out);
-    // An export is rebuilt from the trace when anything goes wrong, so no journal and no syncs.
-    db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; BEGIN");
-    db.exec(kSchema);
-    write_definitions(db, trace, model);
-    write_units(db, trace, model);
-    write_report_tables(db, trace, model);
-    db.exec(kIndexes);
-    db.exec("COMMIT");
-  }
-  return ExportCounts{model.graph.nodes.size(), trace.constraints.size(), model.cross_core, model.unresolved,
-                      std::filesystem::file_size(out, error)};
+  Database db(file.temporary_path(), out);
+  // An export is rebuilt from the trace when anything goes wrong, so no journal and no syncs.
+  db.exec("PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -16384; BEGIN");
+  db.exec(kSchema);
+  write_definitions(db, trace, model);
+  write_units(db, trace, model);
+  write_report_tables(db, trace, model);
+  db.exec(kIndexes);
+  db.exec("COMMIT");
+  db.close();
+  std::error_code error;
+  const std::uint64_t bytes = std::filesystem::file_size(file.temporary_path(), error);
+  file.commit();
+  return ExportCounts{model.graph.nodes.size(), trace.constraints.size(), model.cross_core, model.unresolved, error ? 0 : bytes};
 }
 
 }  // namespace moirai::visualize

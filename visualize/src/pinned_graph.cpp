@@ -5,6 +5,9 @@
 #include <cstdio>
 #include <stdexcept>
 
+#include "moirai/visualize/output_file.h"
+#include "text_format.h"
+
 namespace moirai::visualize::detail {
 
 namespace {
@@ -37,7 +40,8 @@ Agnode_t* PinnedGraph::node(const std::string& name) {
 }
 
 void PinnedGraph::html_label(void* object, const std::string& html) {
-  agsafeset(object, const_cast<char*>("label"), agstrdup_html(graph_, const_cast<char*>(html.c_str())),
+  const std::string shown = visible_text(html);
+  agsafeset(object, const_cast<char*>("label"), agstrdup_html(graph_, const_cast<char*>(shown.c_str())),
             const_cast<char*>(""));
 }
 
@@ -45,14 +49,26 @@ void PinnedGraph::render(const std::string& format, const std::string& path) {
   if (format != "svg" && format != "png" && format != "dot") {
     throw std::runtime_error("unknown output format '" + format + "' (svg, png or dot)");
   }
+  // The picture is rendered into memory and written through an OutputFile (a temporary renamed
+  // into place), so a write that fails is an error and an existing file is never left cut short.
+  OutputFile file(path);
+  char* data = nullptr;
+  unsigned int length = 0;
   int failed = gvLayout(context(), graph_, "nop2");
-  if (failed == 0) failed = gvRenderFilename(context(), graph_, format.c_str(), path.c_str());
+  if (failed == 0) failed = gvRenderData(context(), graph_, format.c_str(), &data, &length);
   gvFreeLayout(context(), graph_);
+  const std::string picture = failed == 0 && data != nullptr ? std::string(data, length) : std::string();
+  gvFreeRenderData(data);
   if (failed != 0) throw std::runtime_error("Graphviz could not render " + path);
+  file.write(picture);
+  file.commit();
 }
 
 void set_attribute(void* object, const char* name, const std::string& value) {
-  agsafeset(object, const_cast<char*>(name), const_cast<char*>(value.c_str()), const_cast<char*>(""));
+  // Names from the trace (VPs, phases, call sites) reach labels and tooltips: control characters
+  // and invalid UTF-8 would make the SVG invalid XML.
+  const std::string shown = visible_text(value);
+  agsafeset(object, const_cast<char*>(name), const_cast<char*>(shown.c_str()), const_cast<char*>(""));
 }
 
 std::string point(double x, double y) {

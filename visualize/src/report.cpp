@@ -25,15 +25,6 @@ constexpr double kTooSmall = 0.20;           // overhead (without lock wait) abo
 constexpr double kTooBigUnitsPerCore = 2.0;  // fewer units per core than this: units too big
 
 std::string fixed(double value, int digits = 1) { return detail::fixed(value, digits); }
-std::string json(const std::string& text) { return detail::json_string(text); }
-
-// cores_text lists core numbers for JSON arrays, sorted.
-std::string cores_text(std::vector<std::uint32_t> cores) {
-  std::sort(cores.begin(), cores.end());
-  std::string text;
-  for (std::uint32_t core : cores) text += (text.empty() ? "" : ",") + std::to_string(core);
-  return text;
-}
 
 // rules lists the rules in the order they claim lost time.
 std::vector<const report::Rule*> rules() {
@@ -48,6 +39,15 @@ std::vector<const report::Rule*> rules() {
 
 }  // namespace
 
+const char* idle_kind_name(IdlePeriod::Kind kind) {
+  switch (kind) {
+    case IdlePeriod::Kind::idle: return "idle";
+    case IdlePeriod::Kind::start_of_run: return "start of run";
+    case IdlePeriod::Kind::end_of_run: return "end of run";
+  }
+  return "idle";
+}
+
 Report build_report(const trace::Trace& trace) {
   Report report;
   report.summary = summarize(trace);
@@ -60,6 +60,7 @@ Report build_report(const trace::Trace& trace) {
   report.lost.work = analysis.work;
   std::map<std::pair<std::string, std::string>, IdleCause> causes;
   std::vector<const IdleCause*> cause_of_span(trace.idle.size(), nullptr);  // per Trace::idle span
+  std::vector<const IdleCause*> cause_of_period;  // per idle_periods entry
   std::uint64_t lost = 0;
   for (const LossEntry& e : analysis.entries) {
     lost += e.ticks;
@@ -75,7 +76,12 @@ Report build_report(const trace::Trace& trace) {
       case LossKind::idle:
       case LossKind::run_end:
       case LossKind::run_start: {
-        if (e.kind == LossKind::run_start) break;  // not idle spans: the core had not begun
+        const IdlePeriod::Kind kind = e.kind == LossKind::idle        ? IdlePeriod::Kind::idle
+                                      : e.kind == LossKind::run_start ? IdlePeriod::Kind::start_of_run
+                                                                      : IdlePeriod::Kind::end_of_run;
+        report.idle_periods.push_back(IdlePeriod{kind, e.core, e.begin, e.end, e.ticks, Report::kNoCause});
+        cause_of_period.push_back(nullptr);
+        if (e.kind == LossKind::run_start) break;  // charged to no cause: the core had not begun
         const std::string construct = analysis.construct_of(e);
         const std::string site = analysis.site_of(analysis.freeing_unit(e));
         IdleCause& cause = causes[{construct, site}];
@@ -85,6 +91,7 @@ Report build_report(const trace::Trace& trace) {
         ++cause.periods;
         cause.cores.push_back(e.core);
         if (e.span != report::kNone) cause_of_span[e.span] = &cause;
+        cause_of_period.back() = &cause;
         break;
       }
       default: break;
@@ -108,6 +115,12 @@ Report build_report(const trace::Trace& trace) {
   for (std::size_t span = 0; span < cause_of_span.size(); ++span) {
     if (cause_of_span[span] != nullptr) report.idle_span_cause[span] = rank[cause_of_span[span]];
   }
+  for (std::size_t p = 0; p < cause_of_period.size(); ++p) {
+    if (cause_of_period[p] != nullptr) report.idle_periods[p].cause = rank[cause_of_period[p]];
+  }
+  std::stable_sort(report.idle_periods.begin(), report.idle_periods.end(), [](const IdlePeriod& a, const IdlePeriod& b) {
+    return a.core != b.core ? a.core < b.core : a.begin < b.begin;
+  });
 
   // Unit sizes.
   for (const trace::Unit& unit : trace.units) {
@@ -219,56 +232,71 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
 }
 
 void print_report_json(std::ostream& out, const trace::Trace& trace, const Report& report) {
-  const auto seconds = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) / trace.clock_hz, 9); };
-  out << "{\"makespan_s\":" << seconds(report.makespan) << ",\"cores\":" << trace.core_count << ",\"units\":" << trace.units.size()
-      << ",\"complete\":" << (trace.complete ? "true" : "false")
-      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json(trace.interrupted)) << ",\"per_core\":[";
+  using Json = nlohmann::ordered_json;
+  // Seconds to the nanosecond; a trace without a clock rate (cut after its header) gives null.
+  const auto seconds = [&](std::uint64_t ticks) { return detail::rounded(static_cast<double>(ticks) / trace.clock_hz, 9); };
+  const auto sorted = [](std::vector<std::uint32_t> cores) {
+    std::sort(cores.begin(), cores.end());
+    return cores;
+  };
+  Json json;
+  json["makespan_s"] = seconds(report.makespan);
+  json["cores"] = trace.core_count;
+  json["units"] = trace.units.size();
+  json["complete"] = trace.complete;
+  json["interrupted"] = trace.interrupted.empty() ? Json(nullptr) : Json(trace.interrupted);
+  Json& per_core = json["per_core"] = Json::array();
   for (std::size_t k = 0; k < report.summary.cores.size(); ++k) {
     const CoreTime& c = report.summary.cores[k];
-    out << (k ? "," : "") << "{\"core\":" << k << ",\"work_s\":" << seconds(c.work)
-        << ",\"overhead_s\":" << seconds(c.overhead()) << ",\"idle_s\":" << seconds(c.idle) << "}";
+    per_core.push_back(Json{{"core", k}, {"work_s", seconds(c.work)}, {"overhead_s", seconds(c.overhead())}, {"idle_s", seconds(c.idle)}});
   }
   const OverheadByKind& o = report.overhead;
-  out << "],\"overhead_per_work\":" << fixed(report.overhead_per_work, 6) << ",\"overhead_s\":{\"decision\":" << seconds(o.decision)
-      << ",\"communication\":" << seconds(o.communication) << ",\"lock_wait\":" << seconds(o.lock_wait)
-      << ",\"constraint_update\":" << seconds(o.constraint_update) << ",\"create\":" << seconds(o.create)
-      << ",\"wake_up\":" << seconds(o.wake_up) << ",\"recording\":" << seconds(o.recording) << "},\"unit_size\":" << json(report.unit_size_verdict)
-      << ",\"critical_path\":{\"work_s\":" << seconds(report.critical_path_work)
-      << ",\"cycles_s\":" << seconds(report.critical_path_cycles) << ",\"units\":" << report.critical_path_units
-      << ",\"share_of_makespan\":" << fixed(report.critical_path_share, 6) << ",\"parallelism\":" << fixed(report.parallelism, 6)
-      << ",\"arcs\":{";
-  for (auto kind = report.critical_path_arcs.begin(); kind != report.critical_path_arcs.end(); ++kind) {
-    out << (kind == report.critical_path_arcs.begin() ? "" : ",") << json(kind->first) << ":" << kind->second;
-  }
-  out << "}}"
-      << ",\"idle_causes\":[";
-  for (std::size_t i = 0; i < report.idle_causes.size(); ++i) {
-    const IdleCause& c = report.idle_causes[i];
-    out << (i ? "," : "") << "{\"construct\":" << json(c.construct) << ",\"site\":" << json(c.site) << ",\"idle_s\":" << seconds(c.ticks)
-        << ",\"periods\":" << c.periods << ",\"cores\":[" << cores_text(c.cores) << "]}";
+  json["overhead_per_work"] = detail::rounded(report.overhead_per_work, 6);
+  json["overhead_s"] = Json{{"decision", seconds(o.decision)},
+                            {"communication", seconds(o.communication)},
+                            {"lock_wait", seconds(o.lock_wait)},
+                            {"constraint_update", seconds(o.constraint_update)},
+                            {"create", seconds(o.create)},
+                            {"wake_up", seconds(o.wake_up)},
+                            {"recording", seconds(o.recording)}};
+  json["unit_size"] = report.unit_size_verdict;
+  Json arcs = Json::object();
+  for (const auto& [kind, count] : report.critical_path_arcs) arcs[kind] = count;
+  json["critical_path"] = Json{{"work_s", seconds(report.critical_path_work)},
+                               {"cycles_s", seconds(report.critical_path_cycles)},
+                               {"units", report.critical_path_units},
+                               {"share_of_makespan", detail::rounded(report.critical_path_share, 6)},
+                               {"parallelism", detail::rounded(report.parallelism, 6)},
+                               {"arcs", arcs}};
+  Json& causes = json["idle_causes"] = Json::array();
+  for (const IdleCause& c : report.idle_causes) {
+    causes.push_back(Json{{"construct", c.construct}, {"site", c.site}, {"idle_s", seconds(c.ticks)}, {"periods", c.periods}, {"cores", sorted(c.cores)}});
   }
   const auto hints_json = [&](const std::vector<Hint>& hints) {
-    for (std::size_t i = 0; i < hints.size(); ++i) {
-      const Hint& h = hints[i];
-      out << (i ? "," : "") << "{\"rule\":" << json(h.rule) << ",\"message\":" << json(h.message) << ",\"cores\":[" << cores_text(h.cores)
-          << "],\"begin_s\":" << seconds(h.begin) << ",\"end_s\":" << seconds(h.end) << ",\"site\":" << json(h.site)
-          << ",\"lost_core_s\":" << seconds(h.lost) << "}";
+    Json list = Json::array();
+    for (const Hint& h : hints) {
+      list.push_back(Json{{"rule", h.rule},
+                          {"message", h.message},
+                          {"cores", sorted(h.cores)},
+                          {"begin_s", seconds(h.begin)},
+                          {"end_s", seconds(h.end)},
+                          {"site", h.site},
+                          {"lost_core_s", seconds(h.lost)}});
     }
+    return list;
   };
-  out << "],\"lost\":{\"core_s\":" << seconds(report.lost.core_time) << ",\"work_s\":" << seconds(report.lost.work)
-      << ",\"lost_s\":" << seconds(report.lost.total) << ",\"explained_s\":" << seconds(report.lost.explained) << ",\"by_kind\":{";
-  for (auto kind = report.lost.by_kind.begin(); kind != report.lost.by_kind.end(); ++kind) {
-    out << (kind == report.lost.by_kind.begin() ? "" : ",") << json(kind->first) << ":" << seconds(kind->second);
-  }
-  out << "}},\"warnings\":[";
-  for (std::size_t i = 0; i < report.warnings.size(); ++i) out << (i ? "," : "") << json(report.warnings[i]);
-  out << "],\"notes\":[";
-  for (std::size_t i = 0; i < report.notes.size(); ++i) out << (i ? "," : "") << json(report.notes[i]);
-  out << "],\"hints\":[";
-  hints_json(report.hints);
-  out << "],\"minor_hints\":[";
-  hints_json(report.minor_hints);
-  out << "]}\n";
+  Json by_kind = Json::object();
+  for (const auto& [kind, ticks] : report.lost.by_kind) by_kind[kind] = seconds(ticks);
+  json["lost"] = Json{{"core_s", seconds(report.lost.core_time)},
+                      {"work_s", seconds(report.lost.work)},
+                      {"lost_s", seconds(report.lost.total)},
+                      {"explained_s", seconds(report.lost.explained)},
+                      {"by_kind", by_kind}};
+  json["warnings"] = report.warnings;
+  json["notes"] = report.notes;
+  json["hints"] = hints_json(report.hints);
+  json["minor_hints"] = hints_json(report.minor_hints);
+  out << detail::dump_json(std::move(json)) << '\n';
 }
 
 }  // namespace moirai::visualize

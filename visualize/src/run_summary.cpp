@@ -78,7 +78,6 @@ RunSummary summarize(const trace::Trace& trace) {
 namespace {
 
 std::string fixed(double value, int digits = 3) { return detail::fixed(value, digits); }
-using detail::json_string;
 
 std::string meta(const trace::Trace& trace, const std::string& key) {
   auto found = trace.metadata.find(key);
@@ -114,6 +113,9 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   out << total;
   for (const auto& [kind, count] : s.constraints_by_kind) out << "  " << kind << ": " << count;
   out << "\ngroups:       " << s.groups << " (possible partners of " << s.group_kinds << ")\n\n";
+  // Shares are of the makespan, as the report gives them, so a core that began late or finished
+  // early shows the time it was not there.
+  const std::uint64_t makespan = run_span(trace).length();
   char line[200];
   std::snprintf(line, sizeof line, "%-5s %8s %11s %11s %11s %11s %11s %11s\n", "core", "units", "work ms",
                 "comm ms", "(lock) ms", "update ms", "decide ms", "idle ms");
@@ -123,9 +125,9 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
     std::snprintf(line, sizeof line, "%-5zu %8llu %11s %11s %11s %11s %11s %11s   work %s, idle %s", k,
                   static_cast<unsigned long long>(c.units), ms(c.work).c_str(), ms(c.communication).c_str(),
                   ms(c.lock_wait).c_str(), ms(c.constraint_update).c_str(), ms(c.decision).c_str(),
-                  ms(c.idle).c_str(), pct(c.work, c.total()).c_str(), pct(c.idle, c.total()).c_str());
+                  ms(c.idle).c_str(), pct(c.work, makespan).c_str(), pct(c.idle, makespan).c_str());
     out << line;
-    if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, c.total());
+    if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, makespan);
     out << '\n';
   }
   if (!trace.chores.empty()) {
@@ -181,57 +183,83 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
 
 void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
                         const RunSummary& s) {
-  const auto seconds = [&](std::uint64_t ticks) { return fixed(static_cast<double>(ticks) / trace.clock_hz, 9); };
-  out << "{\"trace\":" << json_string(path) << ",\"command\":" << json_string(meta(trace, "command_line"))
-      << ",\"language\":" << json_string(meta(trace, "language")) << ",\"cores\":" << trace.core_count
-      << ",\"clock_source\":" << json_string(meta(trace, "clock_source")) << ",\"clock_hz\":" << fixed(trace.clock_hz, 0)
-      << ",\"vps\":" << s.vps << ",\"units\":" << s.units << ",\"groups\":" << s.groups << ",\"constraints\":{";
-  bool first = true;
-  for (const auto& [kind, count] : s.constraints_by_kind) {
-    out << (first ? "" : ",") << json_string(kind) << ":" << count;
-    first = false;
-  }
-  out << "},\"per_core\":[";
+  using Json = nlohmann::ordered_json;
+  // Seconds to the nanosecond; a trace without a clock rate (cut after its header) gives null.
+  const auto seconds = [&](std::uint64_t ticks) { return detail::rounded(static_cast<double>(ticks) / trace.clock_hz, 9); };
+  const auto or_null = [](double value, int digits) { return value < 0 ? Json(nullptr) : Json(detail::rounded(value, digits)); };
+  const std::uint64_t makespan = run_span(trace).length();
+  // A core's work and idle as shares of the makespan, as the report gives them (null without one).
+  const auto share = [&](std::uint64_t ticks) {
+    return makespan ? Json(detail::rounded(static_cast<double>(ticks) / static_cast<double>(makespan), 6)) : Json(nullptr);
+  };
+  Json json;
+  json["trace"] = path;
+  json["command"] = meta(trace, "command_line");
+  json["language"] = meta(trace, "language");
+  json["cores"] = trace.core_count;
+  json["clock_source"] = meta(trace, "clock_source");
+  json["clock_hz"] = detail::whole_number(trace.clock_hz);
+  json["makespan_s"] = seconds(makespan);
+  json["vps"] = s.vps;
+  json["units"] = s.units;
+  json["groups"] = s.groups;
+  json["constraints"] = Json::object();
+  for (const auto& [kind, count] : s.constraints_by_kind) json["constraints"][kind] = count;
+  Json& per_core = json["per_core"] = Json::array();
   for (std::size_t k = 0; k < s.cores.size(); ++k) {
     const CoreTime& c = s.cores[k];
-    out << (k ? "," : "") << "{\"core\":" << k << ",\"units\":" << c.units << ",\"work_s\":" << seconds(c.work)
-        << ",\"communication_s\":" << seconds(c.communication) << ",\"lock_wait_s\":" << seconds(c.lock_wait)
-        << ",\"constraint_update_s\":" << seconds(c.constraint_update) << ",\"decision_s\":" << seconds(c.decision)
-        << ",\"idle_s\":" << seconds(c.idle) << ",\"wake_up_s\":" << seconds(c.wake_ups)
-        << ",\"wake_ups\":" << c.wake_up_count << ",\"vp_shell_s\":" << seconds(c.vp_shells)
-        << ",\"vp_shells\":" << c.vp_shell_count << "}";
+    per_core.push_back(Json{{"core", k},
+                            {"units", c.units},
+                            {"work_s", seconds(c.work)},
+                            {"communication_s", seconds(c.communication)},
+                            {"lock_wait_s", seconds(c.lock_wait)},
+                            {"constraint_update_s", seconds(c.constraint_update)},
+                            {"decision_s", seconds(c.decision)},
+                            {"idle_s", seconds(c.idle)},
+                            {"wake_up_s", seconds(c.wake_ups)},
+                            {"wake_ups", c.wake_up_count},
+                            {"vp_shell_s", seconds(c.vp_shells)},
+                            {"vp_shells", c.vp_shell_count},
+                            {"work_share", share(c.work)},
+                            {"idle_share", share(c.idle)}});
   }
-  out << "],\"os\":{\"method\":" << json_string(os_load(trace).method) << ",\"per_core\":[";
-  {
-    const OsLoad os = os_load(trace);
-    for (const CoreOsLoad& c : os.cores) {
-      out << (c.core ? "," : "") << "{\"core\":" << c.core << ",\"cpu\":" << c.cpu << ",\"taken_s\":" << seconds(c.taken)
-          << ",\"share\":" << fixed(c.share, 4) << ",\"units_hit\":" << c.units_hit << ",\"switches\":" << c.switches
-          << ",\"migrations\":" << c.migrations << ",\"other_busy_s\":" << (c.other_busy_ns < 0 ? std::string("null") : fixed(c.other_busy_ns / 1e9, 6))
-          << ",\"steal_s\":" << (c.steal_ns < 0 ? std::string("null") : fixed(c.steal_ns / 1e9, 6)) << "}";
-    }
+  const OsLoad os = os_load(trace);
+  Json os_cores = Json::array();
+  for (const CoreOsLoad& c : os.cores) {
+    os_cores.push_back(Json{{"core", c.core},
+                            {"cpu", c.cpu},
+                            {"taken_s", seconds(c.taken)},
+                            {"share", detail::rounded(c.share, 4)},
+                            {"units_hit", c.units_hit},
+                            {"switches", c.switches},
+                            {"migrations", c.migrations},
+                            {"other_busy_s", or_null(c.other_busy_ns / 1e9, 6)},
+                            {"steal_s", or_null(c.steal_ns / 1e9, 6)}});
   }
-  out << "]},\"counters\":{";
-  first = true;
-  for (const auto& [name, value] : s.counter_totals) {
-    out << (first ? "" : ",") << json_string(name) << ":" << value;
-    first = false;
-  }
-  out << "},\"counter_backends\":[";
-  for (std::size_t i = 0; i < trace.counter_backends.size(); ++i) out << (i ? "," : "") << json_string(trace.counter_backends[i]);
-  out << "],\"missing_counters\":[";
-  for (std::size_t i = 0; i < trace.missing_counters.size(); ++i) out << (i ? "," : "") << json_string(trace.missing_counters[i]);
-  out << "],\"unit_record_cost_ns\":" << (meta(trace, "unit_record_cost_ns").empty() ? "null" : meta(trace, "unit_record_cost_ns"))
-      << ",\"bytes_per_unit\":" << fixed(s.bytes_per_unit, 1) << ",\"integrity\":{\"complete\":"
-      << (trace.complete ? "true" : "false") << ",\"chunks\":" << trace.chunks << ",\"bytes\":" << trace.bytes
-      << ",\"records\":" << (trace.complete ? trace.end.records : 0) << ",\"dropped\":" << trace.end.dropped
-      << ",\"writer_waits\":" << trace.end.writer_waits << ",\"cut\":" << json_string(trace.cut)
-      << ",\"ends_at_ms\":" << fixed(trace.ms_from_start(trace.latest))
-      << ",\"interrupted\":" << (trace.interrupted.empty() ? "null" : json_string(trace.interrupted))
-      << ",\"left_out\":{\"chunks\":" << trace.integrity.chunks_left_out << ",\"units\":" << trace.integrity.units_left_out
-      << ",\"spans\":" << trace.integrity.spans_left_out << "},\"warnings\":[";
-  for (std::size_t i = 0; i < trace.integrity.warnings.size(); ++i) out << (i ? "," : "") << json_string(trace.integrity.warnings[i]);
-  out << "]}}\n";
+  json["os"] = Json{{"method", os.method}, {"per_core", os_cores}};
+  json["counters"] = Json::object();
+  for (const auto& [name, value] : s.counter_totals) json["counters"][name] = value;
+  json["counter_backends"] = trace.counter_backends;
+  json["missing_counters"] = trace.missing_counters;
+  const std::string record_cost = meta(trace, "unit_record_cost_ns");
+  char* end = nullptr;
+  const double cost = std::strtod(record_cost.c_str(), &end);
+  json["unit_record_cost_ns"] = record_cost.empty() || *end != '\0' ? Json(nullptr) : Json(cost);
+  json["bytes_per_unit"] = detail::rounded(s.bytes_per_unit, 1);
+  json["integrity"] = Json{{"complete", trace.complete},
+                           {"chunks", trace.chunks},
+                           {"bytes", trace.bytes},
+                           {"records", trace.complete ? trace.end.records : 0},
+                           {"dropped", trace.end.dropped},
+                           {"writer_waits", trace.end.writer_waits},
+                           {"cut", trace.cut},
+                           {"ends_at_ms", detail::rounded(trace.ms_from_start(trace.latest), 3)},
+                           {"interrupted", trace.interrupted.empty() ? Json(nullptr) : Json(trace.interrupted)},
+                           {"left_out", Json{{"chunks", trace.integrity.chunks_left_out},
+                                             {"units", trace.integrity.units_left_out},
+                                             {"spans", trace.integrity.spans_left_out}}},
+                           {"warnings", trace.integrity.warnings}};
+  out << detail::dump_json(std::move(json)) << '\n';
 }
 
 }  // namespace moirai::visualize

@@ -2,12 +2,15 @@
 #pragma once
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <nlohmann/json.hpp>
 
 namespace moirai::visualize::detail {
 
@@ -18,22 +21,89 @@ inline std::string fixed(double value, int digits) {
   return text;
 }
 
-// json_string quotes and escapes text as a JSON string.
+// json_string quotes and escapes text as a JSON string (nlohmann-json), invalid UTF-8 replaced
+// by U+FFFD.
 inline std::string json_string(const std::string& text) {
-  std::string out = "\"";
-  for (const char c : text) {
-    if (c == '"' || c == '\\') {
-      out += '\\';
-      out += c;
-    } else if (static_cast<unsigned char>(c) < 0x20) {
-      char escaped[8];
-      std::snprintf(escaped, sizeof escaped, "\\u%04x", c);
-      out += escaped;
+  return nlohmann::json(text).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+// rounded is a number rounded to `digits` decimals, the precision a JSON view gives it (NaN and
+// infinity pass through, and dump_json writes them as null).
+inline double rounded(double value, int digits) {
+  double scale = 1;
+  for (int d = 0; d < digits; ++d) scale *= 10;
+  return std::isfinite(value) && std::fabs(value) < 1e15 ? std::round(value * scale) / scale : value;
+}
+
+// whole_number is a number rounded to an integer for JSON (null when not finite or out of range).
+inline nlohmann::ordered_json whole_number(double value) {
+  if (!std::isfinite(value) || std::fabs(value) > 9e18) return nullptr;
+  return static_cast<std::int64_t>(std::llround(value));
+}
+
+// dump_json renders a JSON document on one line. Text that is not valid UTF-8 (a name in a
+// damaged or crafted trace) has its invalid bytes replaced by U+FFFD and a line added to the
+// document's top-level "warnings" array saying so; NaN and infinity come out as null
+// (nlohmann-json's rule), so the output is always strict JSON.
+inline std::string dump_json(nlohmann::ordered_json document) {
+  try {
+    return document.dump();
+  } catch (const nlohmann::json::type_error&) {
+    nlohmann::ordered_json& warnings = document["warnings"];
+    if (!warnings.is_array()) warnings = nlohmann::ordered_json::array();
+    warnings.push_back("some text in the trace is not valid UTF-8: its invalid bytes are shown as U+FFFD");
+    return document.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+  }
+}
+
+// visible_text is text safe to show in a picture and in XML: invalid UTF-8 and control
+// characters other than tab and newline (which XML 1.0 forbids) each become U+FFFD.
+inline std::string visible_text(std::string_view text) {
+  static constexpr char kReplacement[] = "\xEF\xBF\xBD";
+  std::string out;
+  out.reserve(text.size());
+  const auto byte = [&](std::size_t i) { return static_cast<unsigned char>(text[i]); };
+  for (std::size_t i = 0; i < text.size();) {
+    const unsigned char lead = byte(i);
+    if (lead < 0x80) {
+      if (lead < 0x20 && lead != '\t' && lead != '\n') {
+        out += kReplacement;
+      } else {
+        out += static_cast<char>(lead);
+      }
+      ++i;
+      continue;
+    }
+    // The length a lead byte announces and the range its second byte must lie in (RFC 3629:
+    // no overlong forms, no surrogates, nothing above U+10FFFF).
+    std::size_t length = 0;
+    unsigned char low = 0x80, high = 0xBF;
+    if (lead >= 0xC2 && lead <= 0xDF) {
+      length = 2;
+    } else if (lead >= 0xE0 && lead <= 0xEF) {
+      length = 3;
+      if (lead == 0xE0) low = 0xA0;
+      if (lead == 0xED) high = 0x9F;
+    } else if (lead >= 0xF0 && lead <= 0xF4) {
+      length = 4;
+      if (lead == 0xF0) low = 0x90;
+      if (lead == 0xF4) high = 0x8F;
+    }
+    std::size_t valid = length > 0 ? 1 : 0;
+    while (valid > 0 && valid < length && i + valid < text.size()) {
+      const unsigned char next = byte(i + valid);
+      if (next < (valid == 1 ? low : 0x80) || next > (valid == 1 ? high : 0xBF)) break;
+      ++valid;
+    }
+    if (length > 0 && valid == length) {
+      out.append(text.substr(i, length));
+      i += length;
     } else {
-      out += c;
+      out += kReplacement;  // one replacement per maximal invalid prefix, as Unicode recommends
+      i += valid > 0 ? valid : 1;
     }
   }
-  return out + "\"";
+  return out;
 }
 
 // plural renders "1 core", "2 cores": a count with its noun in the right number.

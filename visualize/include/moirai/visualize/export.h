@@ -25,15 +25,16 @@ struct ExportCounts {
   std::uint64_t bytes = 0;        // size of what was written
 };
 
-// export_otf2 writes an OTF2 archive into the directory `out` (created; it must not hold files),
-// whose anchor file is `out`/traces.otf2.
+// export_otf2 writes an OTF2 archive into the directory `out` (created, or an empty one replaced;
+// one holding files is refused), whose anchor file is `out`/traces.otf2. Like every output, it is
+// written beside `out` and put in place only once whole (output_file.h).
 ExportCounts export_otf2(const trace::Trace& trace, const std::string& out);
 // export_perfetto writes Chrome Trace Event JSON, which Perfetto and chrome://tracing open.
 ExportCounts export_perfetto(const trace::Trace& trace, const std::string& out);
 // export_perfetto_proto writes Perfetto's protobuf trace format, which ui.perfetto.dev and
 // Perfetto's trace processor open (a fraction of the JSON's size).
 ExportCounts export_perfetto_proto(const trace::Trace& trace, const std::string& out);
-// export_sqlite writes an SQLite database (replacing the file `out`), schema in docs/export.md.
+// export_sqlite writes an SQLite database (replacing the regular file `out` once whole), schema in docs/export.md.
 ExportCounts export_sqlite(const trace::Trace& trace, const std::string& out);
 
 }  // namespace moirai::visualize

@@ -22,6 +22,20 @@ struct IdleCause {
   std::vector<std::uint32_t> cores;
 };
 
+// IdlePeriod is one stretch of a core's idle time the report counts: a recorded idle span, or the
+// core's time before its first record (start of run) or after its last (end of run).
+struct IdlePeriod {
+  enum class Kind : std::uint8_t { idle, start_of_run, end_of_run };
+  Kind kind = Kind::idle;
+  std::uint32_t core = 0;
+  std::uint64_t begin = 0, end = 0;  // clock readings
+  std::uint64_t ticks = 0;           // end - begin less the lock wait and chores inside (what the report counts)
+  std::uint32_t cause = UINT32_MAX;  // index in Report::idle_causes (UINT32_MAX: start of run, charged to no cause)
+};
+
+// idle_kind_name names a kind of idle period as the SQLite export's `idle.kind` column does.
+const char* idle_kind_name(IdlePeriod::Kind kind);
+
 // Hint is one diagnosis: a pattern of lost time the trace shows (the rules: docs/architecture.md).
 struct Hint {
   std::string rule;     // creator-starvation, exclusive-late, long-serial, critical-path,
@@ -62,6 +76,7 @@ struct Report {
   RunSummary summary;
   std::vector<IdleCause> idle_causes;  // most idle time first
   std::vector<std::uint32_t> idle_span_cause;  // per span of Trace::idle: its index in idle_causes (kNoCause: none, a span of no time)
+  std::vector<IdlePeriod> idle_periods;        // every idle period counted, core by core in time order
   std::vector<std::uint64_t> unit_size_histogram;  // units by work ticks, bucket k: [2^k, 2^(k+1))
   double overhead_per_work = 0;  // all overhead / all work
   OverheadByKind overhead;

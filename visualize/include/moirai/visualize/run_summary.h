@@ -56,7 +56,8 @@ RunSpan run_span(const trace::Trace& trace);
 // summarize computes the summary of a trace that read_trace returned.
 RunSummary summarize(const trace::Trace& trace);
 // print_summary writes it as text; print_summary_json as one JSON object. Both include the
-// trace's header facts and its integrity (chunks, bytes, records, dropped, cut).
+// trace's header facts and its integrity (chunks, bytes, records, dropped, cut), and give each
+// core's work and idle as shares of the makespan, as the report does.
 void print_summary(std::ostream& out, const std::string& path, const trace::Trace& trace,
                    const RunSummary& summary);
 void print_summary_json(std::ostream& out, const std::string& path, const trace::Trace& trace,
