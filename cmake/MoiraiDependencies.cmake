@@ -30,9 +30,12 @@ moirai_require(ZLIB zlib1g-dev MODULE)
 moirai_require(OTF2 libopen-trace-format2-dev MODULE)
 moirai_require(SQLite3 libsqlite3-dev MODULE)
 find_package(Threads REQUIRED)
+# The command lines of `moirai`, moirai-calibrate and the apps (header-only, used privately, so
+# an installed Moirai needs neither at link time) and the tools' JSON output.
+moirai_require(CLI11 libcli11-dev CONFIG)
+moirai_require(nlohmann_json nlohmann-json3-dev CONFIG)
 if(MOIRAI_BUILD_TESTS)
   moirai_require(GTest googletest CONFIG)
-  moirai_require(nlohmann_json nlohmann-json3-dev CONFIG)
 endif()
 if(MOIRAI_BUILD_BENCH)
   moirai_require(benchmark libbenchmark-dev CONFIG)

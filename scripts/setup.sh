@@ -12,7 +12,8 @@ packages=(
   graphviz                                  # neato and gvpr: the DOT of `moirai scg` re-rendered
   libopen-trace-format2-dev otf2-tools      # `moirai export --format otf2`; otf2-print reads it back
   libsqlite3-dev sqlite3                    # `moirai export --format sqlite`; the CLI for its tests
-  nlohmann-json3-dev jq                     # the tests parse the Perfetto JSON export
+  nlohmann-json3-dev jq                     # JSON output of the tools; the tests parse the Perfetto JSON export
+  libcli11-dev                              # the command lines of moirai, moirai-calibrate and the apps
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
