@@ -121,7 +121,8 @@ class HelpFormatter : public CLI::Formatter {
  public:
   explicit HelpFormatter(std::string usage) : usage_(std::move(usage)) {}
   std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
-    return usage_ + "\n\n" + app->get_description() + "\n\n" + make_groups(app, mode) + "\n" + make_footer(app);
+    // make_groups starts with its own blank line.
+    return usage_ + "\n\n" + app->get_description() + "\n" + make_groups(app, mode) + "\n" + make_footer(app);
   }
 
  private:

@@ -83,7 +83,9 @@ class HelpFormatter : public CLI::Formatter {
  public:
   explicit HelpFormatter(std::string usage) : usage_(std::move(usage)) {}
   std::string make_help(const CLI::App* app, std::string, CLI::AppFormatMode mode) const override {
-    return usage_ + app->get_description() + "\n\noptions:\n" + make_groups(app, mode) + make_footer(app);
+    std::string groups = make_groups(app, mode);
+    groups.erase(0, groups.find_first_not_of('\n'));  // its leading blank lines vary with the positionals
+    return usage_ + app->get_description() + "\n\n" + groups + "\n" + make_footer(app);
   }
 
  private:
