@@ -79,13 +79,13 @@ for split in "${splits[@]}"; do
   model="$work/$split.model"
   fit_paths=()
   for t in "${fit[@]}"; do fit_paths+=("$ref/$t.mtrace"); done
-  (cd "$work/run" && "$calibrate" --fit "${fit_paths[@]}" --output "$model" 2>"$work/$split.fit.log") ||
+  (cd "$work/run" && "$calibrate" --fit "${fit_paths[@]}" --rerun --output "$model" 2>"$work/$split.fit.log") ||
     { cat "$work/$split.fit.log" >&2; exit 1; }
   predict=("${held[@]}")
   [[ $all -eq 1 ]] && predict=("${fit[@]}" "${held[@]}")
   predict_paths=()
   for t in "${predict[@]}"; do predict_paths+=("$ref/$t.mtrace"); done
-  (cd "$work/run" && "$calibrate" --fit "${predict_paths[@]}" --predict "$model" --into "$work/$split" 2>"$work/$split.predict.log") ||
+  (cd "$work/run" && "$calibrate" --fit "${predict_paths[@]}" --rerun --predict "$model" --into "$work/$split" 2>"$work/$split.predict.log") ||
     { cat "$work/$split.predict.log" >&2; exit 1; }
 
   echo "### $title"

@@ -31,6 +31,10 @@ moirai_require(OTF2 libopen-trace-format2-dev MODULE)
 moirai_require(SQLite3 libsqlite3-dev MODULE)
 moirai_require(nlohmann_json nlohmann-json3-dev CONFIG)
 find_package(Threads REQUIRED)
+# The command lines of `moirai`, moirai-calibrate and the apps (header-only, used privately, so
+# an installed Moirai needs neither at link time) and the tools' JSON output.
+moirai_require(CLI11 libcli11-dev CONFIG)
+moirai_require(nlohmann_json nlohmann-json3-dev CONFIG)
 if(MOIRAI_BUILD_TESTS)
   moirai_require(GTest googletest CONFIG)
 endif()

@@ -14,6 +14,7 @@ packages=(
   libsqlite3-dev sqlite3                    # `moirai export --format sqlite`; the CLI for its tests
   nlohmann-json3-dev jq                     # the post-processor's JSON; the tests parse it back
   libxml2-utils                             # xmllint: the tests check that the SVG views are XML
+  libcli11-dev                              # the command lines of moirai, moirai-calibrate and the apps
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer

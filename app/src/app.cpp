@@ -1,6 +1,7 @@
 #include "moirai/apps/app.h"
 
 #include <iostream>
+#include <new>
 #include <utility>
 
 #include "moirai/apps/app_main.h"
@@ -21,7 +22,12 @@ void App::finish() {
 }
 
 int App::main(int argc, const char* const* argv, const std::function<int()>& body) {
-  flags_.parse_or_exit(argc, argv);
+  try {
+    flags_.parse_or_exit(argc, argv);
+  } catch (const std::bad_alloc& error) {
+    std::cerr << flags_.app() << ": error: out of memory: " << error.what() << '\n';
+    return 1;
+  }
   return run_app(flags_.app(), [&] {
     // Inside run_app: a trace file that cannot be written is bad input (exit 2).
     observer_ = recording_.start(argc, argv, std::cerr, machine_.simulated());

@@ -1,5 +1,6 @@
 #include "moirai/apps/app_main.h"
 
+#include <cstdio>
 #include <exception>
 #include <iostream>
 #include <new>
@@ -20,12 +21,24 @@ int report(std::string_view app, std::string_view kind, const std::exception& er
   return code;
 }
 
+// stdout_failed flushes what the program printed and says whether any of it was lost (a full
+// disk, /dev/full, a closed pipe): printf and std::cout share stdout's buffer.
+bool stdout_failed() {
+  std::cout.flush();
+  return std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
+}
+
 }  // namespace
 
 int run_app(std::string_view app, const std::function<int()>& body) noexcept {
   try {
     try {
-      return body();
+      const int code = body();
+      if (stdout_failed()) {
+        std::cerr << app << ": error: cannot write to standard output: its output is incomplete\n";
+        return code == 0 ? 1 : code;
+      }
+      return code;
     } catch (const proto::ConfigError& error) {
       return report(app, "error", error, 2);
     } catch (const FlagError& error) {

@@ -27,12 +27,20 @@ struct MachineFlags::State {
 
 namespace {
 
+// A factor outside this range turns a unit's microseconds into nothing or into ages: a typo, and
+// virtual times that overflow 64-bit ticks.
+constexpr double kMinFactor = 1e-6;
+constexpr double kMaxFactor = 1e6;
+
 double parse_factor(const std::string& text) {
   double value = 0;
   const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
   if (error != std::errc{} || end != text.data() + text.size() || !std::isfinite(value) ||
       value <= 0) {
     throw FlagError("--sim-factor: '" + text + "' is not a positive number");
+  }
+  if (value < kMinFactor || value > kMaxFactor) {
+    throw FlagError("--sim-factor: '" + text + "' is out of range (must be 1e-06 to 1e+06)");
   }
   return value;
 }
@@ -58,7 +66,7 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
              "with sim: a unit's virtual duration is its measured host time (measured) or the "
              "work the app declares with charge_work (declared)");
   flags.text("sim-factor", s.factor_text, "X",
-             "with sim and measured work: multiply host time by X");
+             "with sim and measured work: multiply host time by X (1e-06 to 1e+06)");
   flags.text("cost-model", s.cost_model, "FILE",
              "with sim: runtime costs from this file (docs/cost-model.md) instead of the "
              "calibrated defaults");

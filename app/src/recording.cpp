@@ -7,6 +7,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "moirai/instrument/counters.h"
 #include "moirai/instrument/profile.h"
 #include "moirai/instrument/trace_recorder.h"
 
@@ -18,14 +19,20 @@ namespace {
 // without a PMU reports them missing).
 constexpr const char* kDefaultCounters = "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_L1_DCM";
 
-std::vector<std::string> parse_counters(const std::string& list) {
+// parse_counters reads a counter list; `source` names where it came from ("--counters" or
+// "MOIRAI_COUNTERS") in the FlagError for an empty or unknown name.
+std::vector<std::string> parse_counters(const std::string& list, const std::string& source) {
   std::vector<std::string> names;
   if (list == "none") return names;
   std::istringstream in(list);
   for (std::string name; std::getline(in, name, ',');) {
-    if (name.empty()) throw FlagError("--counters: empty event name in '" + list + "'");
+    if (name.empty()) throw FlagError(source + ": empty event name in '" + list + "'");
+    if (const std::string unknown = instrument::unknown_counter(name); !unknown.empty()) {
+      throw FlagError(source + " " + list + ": " + unknown);
+    }
     names.push_back(name);
   }
+  if (list.ends_with(',')) throw FlagError(source + ": empty event name in '" + list + "'");
   return names;
 }
 
@@ -98,9 +105,11 @@ instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv,
   if (!trace_path_.empty()) {
     std::string command;
     for (int i = 0; i < argc; ++i) command += (i ? " " : "") + std::string(argv[i]);
+    const char* from_env = std::getenv("MOIRAI_COUNTERS");
     const std::vector<std::string> counters =
         simulated ? std::vector<std::string>{}
-                  : parse_counters(counters_.empty() ? kDefaultCounters : counters_);
+                  : parse_counters(counters_.empty() ? kDefaultCounters : counters_,
+                                   from_env != nullptr && counters_ == from_env ? "MOIRAI_COUNTERS" : "--counters");
     instrument::RecorderOptions options{trace_path_, counters, command};
     options.os_time = !no_os_time_;
     try {

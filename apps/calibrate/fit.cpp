@@ -164,6 +164,13 @@ std::vector<std::string> sim_command(const std::string& trace_path, const std::s
   return argv;
 }
 
+// command_text shows a command line as one line, as it will run.
+std::string command_text(const std::vector<std::string>& argv) {
+  std::string shown;
+  for (const std::string& word : argv) shown += (shown.empty() ? "" : " ") + word;
+  return shown;
+}
+
 // run_on_sim runs a trace's command re-written for the simulated machine (recording into
 // `into`), its output kept aside; a failure names the trace, how the child ended and its last
 // lines of stderr.
@@ -219,8 +226,13 @@ std::map<const trace::Unit*, std::pair<double, std::string>> declared_by_rerun(c
                                .string();
   const std::vector<std::string> argv = sim_command(path, metadata(real, "command_line"), real.core_count,
                                                     options.rerun_dir, into);
-  std::string shown;
-  for (const std::string& word : argv) shown += (shown.empty() ? "" : " ") + word;
+  const std::string shown = command_text(argv);
+  if (!options.rerun) {
+    throw std::runtime_error(path + ": format " + std::to_string(real.version.first) + "." +
+                             std::to_string(real.version.second) +
+                             " holds no declared work; to learn it, --fit would run the command the trace names:\n    " +
+                             shown + "\n  add --rerun to run it (only for a trace you trust: it runs as you)");
+  }
   log << "  re-running for declared work: " << shown << '\n';
   run_on_sim(path, argv, into);
   trace::Trace sim = trace::read_trace(into);
@@ -255,8 +267,15 @@ double median(std::vector<double> v) {
   return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-RunFacts read_run(const std::string& path, const FitOptions& options, std::ostream& log) {
+// read_run reads what one trace says about the machine; a partial trace (a killed run, a
+// recording that stopped) is left out, said on `log`: its last units and idle are missing, and
+// the fit would take the rest for the whole run.
+std::optional<RunFacts> read_run(const std::string& path, const FitOptions& options, std::ostream& log) {
   trace::Trace t = trace::read_trace(path);
+  if (!t.complete) {
+    log << "moirai-calibrate: warning: " << path << ": " << t.cut << "; left out of the fit\n";
+    return std::nullopt;
+  }
   if (metadata(t, "clock_source") == "virtual") {
     throw std::runtime_error(path + ": a run on a simulated machine; --fit needs traces of real cores");
   }
@@ -407,7 +426,12 @@ RunFacts read_run(const std::string& path, const FitOptions& options, std::ostre
 proto::CostModel fit_model(const FitOptions& options, std::ostream& log) {
   if (options.traces.empty()) throw std::runtime_error("--fit needs at least one trace");
   std::vector<RunFacts> runs;
-  for (const std::string& path : options.traces) runs.push_back(read_run(path, options, log));
+  for (const std::string& path : options.traces) {
+    if (std::optional<RunFacts> run = read_run(path, options, log)) runs.push_back(std::move(*run));
+  }
+  if (runs.empty()) {
+    throw std::runtime_error("every trace given is partial (left out above): nothing to fit; record complete runs");
+  }
   const auto declaring = std::find_if(runs.begin(), runs.end(), [](const RunFacts& r) { return r.declares_nothing.empty(); });
   if (declaring == runs.end()) throw std::runtime_error(runs.front().declares_nothing);
   for (const RunFacts& run : runs) {
@@ -644,23 +668,34 @@ void predict(const std::string& model, const std::vector<std::string>& traces, c
   fs::create_directories(into);
   for (const std::string& path : traces) {
     const trace::Trace real = trace::read_trace(path);
+    if (!real.complete) {
+      log << "moirai-calibrate: warning: " << path << ": " << real.cut << "; no prediction for a partial run\n";
+      continue;
+    }
     const std::string predicted = (fs::path(into) / fs::path(path).filename()).string();
     std::vector<std::string> argv =
         sim_command(path, metadata(real, "command_line"), real.core_count, options.rerun_dir, predicted);
     argv.push_back("--cost-model");
     argv.push_back(model);
+    if (!options.rerun) {
+      throw std::runtime_error(path + ": --predict runs the command the trace names:\n    " + command_text(argv) +
+                               "\n  add --rerun to run it (only for a trace you trust: it runs as you)");
+    }
+    log << "  running: " << command_text(argv) << '\n';
     run_on_sim(path, argv, predicted);
     log << path << " -> " << predicted << '\n';
   }
 }
 
 void write_model(const std::string& text, const std::string& output) {
-  if (output.empty()) {
-    std::cout << text;
+  if (output.empty() || output == "-") {
+    std::cout << text << std::flush;
+    if (!std::cout) throw std::runtime_error("cannot write the model to standard output");
     return;
   }
   std::ofstream out(output);
   out << text;
+  out.close();
   if (!out) throw apps::FlagError("--output: cannot write " + output);
   std::cerr << "moirai-calibrate: wrote " << output << '\n';
 }
@@ -675,10 +710,13 @@ int fit_main(int argc, char** argv) {
                     "with other busy cores, how the cores' speeds spread, and the runtime's costs the traces\n"
                     "show (docs/cost-model.md). Usage: moirai-calibrate --fit TRACE... [--output FILE];\n"
                     "moirai-calibrate --fit TRACE... --predict MODEL [--into DIR] records what MODEL predicts.\n"
-                    "Traces older than format 3.1 hold no declared work: each trace's command line is re-run\n"
-                    "on the simulated machine (from --rerun-dir) and its units paired with the real ones by\n"
-                    "VP and position.");
+                    "Traces older than format 3.1 hold no declared work: with --rerun, each trace's command\n"
+                    "line is re-run on the simulated machine (from --rerun-dir) and its units paired with the\n"
+                    "real ones by VP and position. A partial trace (a killed run) is left out, said on stderr.");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
+  flags.toggle("rerun", options.rerun,
+               "allow running the command line a trace records (old traces' declared work, --predict); each "
+               "command is printed before it runs. Without it such a trace is refused, its command shown");
   flags.text("rerun-dir", options.rerun_dir, "DIR", "run old traces' commands from here (default: .)");
   std::string statistic = "mean";
   flags.text("step-cost", statistic, "mean|median",
@@ -709,15 +747,23 @@ int fit_main(int argc, char** argv) {
     }
   }
   try {
-    if (flags.parse(rest) == apps::Flags::Outcome::help) {
-      std::cout << flags.help();
-      return 0;
+    const apps::Flags::Outcome outcome = flags.parse(rest);
+    if (outcome != apps::Flags::Outcome::run) {
+      std::cout << (outcome == apps::Flags::Outcome::help ? flags.help() : "moirai-calibrate (Moirai) " + apps::version() + "\n")
+                << std::flush;
+      return std::cout ? 0 : 1;
     }
     if (options.traces.empty()) throw apps::FlagError("--fit: name at least one trace of a real run");
     if (statistic != "mean" && statistic != "median") {
       throw apps::FlagError("--step-cost: '" + statistic + "' is neither mean nor median");
     }
     options.step_statistic = statistic == "mean" ? FitOptions::Statistic::mean : FitOptions::Statistic::median;
+    for (const std::string& path : options.traces) {
+      std::error_code ignored;
+      if (!output.empty() && fs::equivalent(output, path, ignored)) {
+        throw apps::FlagError("--output " + output + ": that is the input trace " + path + "; writing it would destroy it");
+      }
+    }
   } catch (const apps::FlagError& error) {
     std::cerr << flags.app() << ": error: " << error.what() << '\n' << flags.usage() << '\n';
     return 2;

@@ -16,6 +16,9 @@ struct FitOptions {
   // Where a trace's command line is re-run on the simulated machine to learn each unit's
   // declared work (traces older than format 3.1); relative program paths start here.
   std::string rerun_dir = ".";
+  // Whether a trace's recorded command may be run at all (--rerun): a crafted trace can name any
+  // command, so it runs only when asked, and is printed first.
+  bool rerun = false;
   std::string scratch_dir;       // where the re-runs' traces go (default: a temporary directory)
   proto::CostModel base;         // values the traces cannot show (switch, lock) come from here
   // How a runtime step's samples become its cost: their mean (the default: a run's makespan is
@@ -34,7 +37,7 @@ proto::CostModel fit_model(const FitOptions& options, std::ostream& log);
 // (apps::FlagError when the file cannot be written).
 void write_model(const std::string& text, const std::string& output);
 
-// fit_main is `moirai-calibrate --fit TRACE... [--output FILE] [--rerun-dir DIR]`: the process
+// fit_main is `moirai-calibrate --fit TRACE... [--output FILE] [--rerun [--rerun-dir DIR]]`: the process
 // exit code (0 written, 2 bad input).
 int fit_main(int argc, char** argv);
 

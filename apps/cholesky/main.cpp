@@ -43,7 +43,11 @@ int main(int argc, char** argv) {
                             std::to_string(tiles * tile_size) + ", larger than " +
                             std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder));
     }
+    apps::check_task_limit("--tiles " + std::to_string(tiles), cholesky::expected_tasks(tiles).total());
   });
+  flags.footer("Limits: at most " + std::to_string(apps::kMaxTasksPerRun) +
+               " tasks per run (T + T(T-1) + T(T-1)(T-2)/6 for T tiles: --tiles up to 180), a matrix\nof at most " +
+               std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder) + ".");
 
   return app.main(argc, argv, [&] {
     cholesky::CholeskyConfig config;

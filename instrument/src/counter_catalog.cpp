@@ -1,5 +1,10 @@
 #include "counter_catalog.h"
 
+#include <papi.h>
+
+#include "moirai/instrument/counters.h"
+#include "papi_counters.h"
+
 #include <linux/perf_event.h>
 
 #include <algorithm>
@@ -109,3 +114,19 @@ const CatalogEntry* find_kernel_event(const std::string& name) {
 }
 
 }  // namespace moirai::instrument::detail
+
+namespace moirai::instrument {
+
+std::string unknown_counter(const std::string& name) {
+  if (detail::find_kernel_event(name) != nullptr) return {};
+  // An event outside the catalog is still known when PAPI can name it here.
+  if (detail::papi_machine_reason().empty()) {
+    int code = 0;
+    if (PAPI_event_name_to_code(name.c_str(), &code) == PAPI_OK) return {};
+  }
+  std::string known;
+  for (const detail::CatalogEntry& entry : detail::catalog()) known += (known.empty() ? "" : ", ") + std::string(entry.name);
+  return "unknown counter '" + name + "' (known: " + known + "; '--counters list' says which this machine counts)";
+}
+
+}  // namespace moirai::instrument

@@ -4,6 +4,7 @@
 #include <charconv>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -176,11 +177,29 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
 }
 
 CostModel CostModel::load(const std::string& path, const CostModel& base) {
+  // A cost model is a few dozen lines; anything else (a directory, a device, a pipe, a huge
+  // file) is refused before it is read, and the read itself stops at the limit.
+  constexpr std::uintmax_t kMaxBytes = 1 << 20;
+  std::error_code error;
+  const std::filesystem::file_status status = std::filesystem::status(path, error);
+  if (error) throw ConfigError("cannot read cost model " + path + ": " + error.message());
+  if (std::filesystem::is_directory(status)) throw ConfigError("cost model " + path + " is a directory, not a file");
+  if (!std::filesystem::is_regular_file(status)) {
+    throw ConfigError("cost model " + path + " is not a regular file (a device, pipe or socket)");
+  }
+  const std::uintmax_t size = std::filesystem::file_size(path, error);
+  if (!error && size > kMaxBytes) {
+    throw ConfigError("cost model " + path + " is " + std::to_string(size) + " bytes, more than a cost model's " +
+                      std::to_string(kMaxBytes));
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) throw ConfigError("cannot read cost model " + path + ": " + std::strerror(errno));
-  std::ostringstream text;
-  text << in.rdbuf();
-  return parse(text.str(), path, base);
+  std::string text(kMaxBytes + 1, '\0');
+  in.read(text.data(), static_cast<std::streamsize>(text.size()));
+  if (in.bad()) throw ConfigError("cannot read cost model " + path + ": " + std::strerror(errno));
+  text.resize(static_cast<std::size_t>(in.gcount()));
+  if (text.size() > kMaxBytes) throw ConfigError("cost model " + path + " grew past " + std::to_string(kMaxBytes) + " bytes while read");
+  return parse(text, path, base);
 }
 
 }  // namespace moirai::proto

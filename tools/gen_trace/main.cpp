@@ -11,11 +11,14 @@
 #include <cstring>
 #include <deque>
 #include <iostream>
+#include <new>
 #include <queue>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
+
+#include <CLI/CLI.hpp>
 
 #include "moirai/trace/builder.h"
 
@@ -37,7 +40,8 @@ constexpr const char* kHelp =
     "  --cores C     cores, 1 .. 4096\n"
     "  --seed S      random seed (default 1)\n"
     "  --counters    record two counters per unit (PAPI_TOT_INS, PAPI_L1_DCM)\n"
-    "  -o FILE       the trace to write\n\n"
+    "  -o FILE       the trace to write (also --output FILE)\n"
+    "  --version     print the version and exit\n\n"
     "Exit status: 0 written, 2 bad flags, 1 the file could not be written.\n";
 
 // SSR's construct kinds, as moirai::trace::kSsrConstructNames names them.
@@ -308,55 +312,53 @@ int bad(const std::string& message) {
   return 2;
 }
 
-// number parses a whole decimal number in [lo, hi]; false when `text` is not one.
-bool number(const std::string& text, std::uint64_t lo, std::uint64_t hi, std::uint64_t& into) {
-  if (text.empty() || text.find_first_not_of("0123456789") != std::string::npos || text.size() > 19) return false;
-  into = std::strtoull(text.c_str(), nullptr, 10);
-  return into >= lo && into <= hi;
-}
-
-}  // namespace
-
-int main(int argc, char** argv) {
+// generate writes the trace the flags ask for; the exit status.
+int generate(int argc, char** argv) {
   std::uint64_t units = 0, cores = 0, seed = 1;
   bool counters = false;
   std::string output;
-  std::string command_line = "moirai-gen-trace";
-  // The recorded command line leaves out the output file, so one seed gives one file anywhere.
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg != "-o") command_line += " " + std::string(arg);
-    const auto value = [&](std::string& into) {
-      if (i + 1 >= argc) return false;
-      into = argv[++i];
-      if (arg != "-o") command_line += " " + into;
-      return true;
-    };
-    std::string text;
-    if (arg == "--help" || arg == "-h") {
-      std::cout << kUsage << kHelp;
-      return 0;
-    } else if (arg == "--units") {
-      if (!value(text) || !number(text, 20, 1000000000, units)) {
-        return bad("--units '" + text + "': must be a whole number from 20 to 1000000000");
+  CLI::App cli("", "moirai-gen-trace");
+  cli.set_help_flag();  // --help prints the usage and the prose above
+  bool help = false;
+  cli.add_flag("-h,--help", help);
+  cli.set_version_flag("--version", std::string("moirai-gen-trace (Moirai) ") + MOIRAI_VERSION_TEXT);
+  cli.add_option("--units", units)->check(CLI::Range(std::uint64_t{20}, std::uint64_t{1000000000}));
+  cli.add_option("--cores", cores)->check(CLI::Range(std::uint64_t{1}, std::uint64_t{4096}));
+  cli.add_option("--seed", seed);
+  cli.add_flag("--counters", counters);
+  cli.add_option("-o,--output", output);
+  cli.allow_extras();
+  try {
+    cli.parse(argc, argv);
+  } catch (const CLI::CallForVersion& version) {
+    std::cout << version.what() << '\n';
+    return 0;
+  } catch (const CLI::ParseError& error) {
+    // CLI11 names the flag; these words also say what it takes.
+    const std::string what = error.what();
+    for (const auto& [flag, range] : {std::pair{"--units", "20 to 1000000000"}, std::pair{"--cores", "1 to 4096"},
+                                      std::pair{"--seed", "0 to 18446744073709551615"}}) {
+      if (what.find(flag) != std::string::npos) {
+        const CLI::Option* option = cli.get_option(flag);
+        const std::string given = option->count() > 0 && !option->results().empty() ? option->results().back() : "";
+        return bad(std::string(flag) + " '" + given + "': must be a whole number from " + range);
       }
-    } else if (arg == "--cores") {
-      if (!value(text) || !number(text, 1, 4096, cores)) {
-        return bad("--cores '" + text + "': must be a whole number from 1 to 4096");
-      }
-    } else if (arg == "--seed") {
-      if (!value(text) || !number(text, 0, UINT64_MAX, seed)) return bad("--seed '" + text + "': must be a whole number");
-    } else if (arg == "--counters") {
-      counters = true;
-    } else if (arg == "-o") {
-      if (!value(output) || output.empty()) return bad("-o needs a file");
-    } else {
-      return bad("unknown argument '" + std::string(arg) + "'");
     }
+    return bad(what);
   }
+  if (help) {
+    std::cout << kUsage << kHelp;
+    return 0;
+  }
+  if (!cli.remaining().empty()) return bad("unknown argument '" + cli.remaining().front() + "'");
   if (units == 0) return bad("--units is required");
   if (cores == 0) return bad("--cores is required");
   if (output.empty()) return bad("no output file given (-o FILE)");
+  if (output == "-") return bad("-o -: a trace is written in chunks it seeks back to and cannot go to standard output; name a file");
+  // The recorded command line leaves out the output file, so one seed gives one file anywhere.
+  const std::string command_line = "moirai-gen-trace --units " + std::to_string(units) + " --cores " +
+                                   std::to_string(cores) + " --seed " + std::to_string(seed) +
+                                   (counters ? " --counters" : "");
   try {
     moirai::trace::BuilderOptions options;
     options.cores = static_cast<std::uint32_t>(cores);
@@ -373,8 +375,21 @@ int main(int argc, char** argv) {
     out.group(kSingletonGroup, kSingleton, "singleton 'init table'");
     SyntheticRun(units, static_cast<std::uint32_t>(cores), seed, counters, out).run();
     return 0;
+  } catch (const std::bad_alloc&) {
+    throw;
   } catch (const std::exception& error) {
     std::cerr << "moirai-gen-trace: error: " << output << ": " << error.what() << '\n';
+    return 1;
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return generate(argc, argv);
+  } catch (const std::bad_alloc& error) {
+    std::cerr << "moirai-gen-trace: error: out of memory: " << error.what() << '\n';
     return 1;
   }
 }

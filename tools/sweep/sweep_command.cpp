@@ -3,9 +3,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <system_error>
+
+#include <nlohmann/json.hpp>
 
 #include "child_process.h"
 #include "moirai/trace/reader.h"
@@ -103,6 +106,84 @@ double draw_scgs(const SweepSpec& spec, std::vector<ValueResult>& values) {
   return scale;
 }
 
+// write_plot draws makespan and overhead against the parameter into `svg`; false (said on
+// stderr) when it could not be written.
+bool write_plot(const SweepSpec& spec, const std::vector<ValueResult>& values, std::size_t best, const std::string& svg) {
+  std::vector<PlotPoint> points;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    const RunResult* run = values[i].chosen_run();
+    points.push_back(PlotPoint{values[i].value, run != nullptr, run ? run->figures.makespan_s * 1e3 : 0,
+                               run ? run->figures.overhead_pct : 0, best == i});
+  }
+  // The plot names the program without its directory, so the command fits under the title.
+  std::vector<std::string> shown = spec.command;
+  shown.front() = std::filesystem::path(shown.front()).filename().string();
+  std::string subtitle = joined(shown) + (spec.repeat > 1 ? "  (median of " + std::to_string(spec.repeat) + " runs)" : "");
+  if (subtitle.size() > 110) subtitle = subtitle.substr(0, 107) + "...";
+  try {
+    plot_sweep(points, spec.name, subtitle, svg);
+  } catch (const std::runtime_error& failure) {
+    std::cerr << "moirai: error: sweep: " << failure.what() << '\n';
+    return false;
+  }
+  return true;
+}
+
+// run_json is one run's figures; NaN and infinity become null (JSON has neither).
+nlohmann::json run_json(const RunResult& run) {
+  const auto number = [](double x) { return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json(nullptr); };
+  nlohmann::json out = {{"repeat", run.repeat}, {"ok", run.ok}, {"trace", run.trace_path}, {"log", run.log_path}};
+  if (!run.ok) {
+    out["failure"] = run.failure;
+    return out;
+  }
+  const RunFigures& f = run.figures;
+  out["makespan_ticks"] = f.makespan_ticks;
+  out["makespan_s"] = number(f.makespan_s);
+  out["cores"] = f.cores;
+  out["work_pct"] = number(f.work_pct);
+  out["overhead_pct"] = number(f.overhead_pct);
+  out["idle_pct"] = number(f.idle_pct);
+  out["units"] = f.units;
+  out["mean_unit_us"] = number(f.mean_unit_us);
+  out["top_hint"] = f.top_hint;
+  return out;
+}
+
+// print_json is `sweep --json`: the SCGs, the CSV and the plot as in text mode, and instead of
+// the table one JSON object on stdout.
+int print_json(const SweepSpec& spec, std::vector<ValueResult>& values, const std::optional<std::size_t>& best) {
+  const std::filesystem::path dir(spec.out_dir);
+  const double scale = best ? draw_scgs(spec, values) : 0;
+  const std::string csv = (dir / "sweep.csv").string();
+  try {
+    write_csv(csv, spec.name, values);
+  } catch (const std::runtime_error& failure) {
+    std::cerr << "moirai: error: sweep: " << failure.what() << '\n';
+    return 1;
+  }
+  nlohmann::json out = {{"parameter", spec.name}, {"command", spec.command}, {"repeat", spec.repeat}, {"csv", csv}};
+  nlohmann::json list = nlohmann::json::array();
+  for (const ValueResult& value : values) {
+    nlohmann::json entry = {{"value", value.value}, {"ok", value.chosen_run() != nullptr}};
+    if (value.chosen) entry["chosen_run"] = *value.chosen;
+    if (!value.scg_path.empty()) entry["scg"] = value.scg_path;
+    entry["runs"] = nlohmann::json::array();
+    for (const RunResult& run : value.runs) entry["runs"].push_back(run_json(run));
+    list.push_back(entry);
+  }
+  out["values"] = list;
+  out["best"] = best ? nlohmann::json(values[*best].value) : nlohmann::json(nullptr);
+  if (best) {
+    out["scale"] = scale;
+    const std::string svg = (dir / "sweep.svg").string();
+    if (!write_plot(spec, values, *best, svg)) return 1;
+    out["plot"] = svg;
+  }
+  std::cout << out.dump() << '\n';
+  return best ? 0 : 1;
+}
+
 }  // namespace
 
 int sweep_command(const std::vector<std::string_view>& args) {
@@ -139,6 +220,7 @@ int sweep_command(const std::vector<std::string_view>& args) {
 
   const std::optional<std::size_t> best = best_value(values);
   const std::string command = joined(spec.command);
+  if (spec.json) return print_json(spec, values, best);
   std::cout << "sweep of " << spec.name << " over " << moirai::visualize::plural_text(values.size(), "value")
             << (spec.repeat > 1 ? ", each the median of " + std::to_string(spec.repeat) + " runs" : std::string()) << ": "
             << command << "\n\n";
@@ -157,23 +239,7 @@ int sweep_command(const std::vector<std::string_view>& args) {
   }
 
   const std::string svg = (std::filesystem::path(spec.out_dir) / "sweep.svg").string();
-  std::vector<PlotPoint> points;
-  for (std::size_t i = 0; i < values.size(); ++i) {
-    const RunResult* run = values[i].chosen_run();
-    points.push_back(PlotPoint{values[i].value, run != nullptr, run ? run->figures.makespan_s * 1e3 : 0,
-                               run ? run->figures.overhead_pct : 0, best && *best == i});
-  }
-  // The plot names the program without its directory, so the command fits under the title.
-  std::vector<std::string> shown = spec.command;
-  shown.front() = std::filesystem::path(shown.front()).filename().string();
-  std::string subtitle = joined(shown) + (spec.repeat > 1 ? "  (median of " + std::to_string(spec.repeat) + " runs)" : "");
-  if (subtitle.size() > 110) subtitle = subtitle.substr(0, 107) + "...";
-  try {
-    plot_sweep(points, spec.name, subtitle, svg);
-  } catch (const std::runtime_error& failure) {
-    std::cerr << "moirai: error: sweep: " << failure.what() << '\n';
-    return 1;
-  }
+  if (!write_plot(spec, values, *best, svg)) return 1;
 
   const RunResult& winner = *values[*best].chosen_run();
   std::cout << "\nbest: " << spec.name << "=" << values[*best].value << " (makespan " << ms(winner.figures.makespan_s)

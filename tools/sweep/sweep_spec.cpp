@@ -1,13 +1,19 @@
 #include "sweep_spec.h"
 
+#include <algorithm>
 #include <cerrno>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
+#include <iterator>
 #include <set>
+
+#include <CLI/CLI.hpp>
 
 namespace moirai::sweep {
 
 const char* const kSweepUsage =
-    "usage: moirai sweep --param NAME=V1,V2,... [--repeat K] [--out DIR] [--scale N] [--timeout S]\n"
+    "usage: moirai sweep --param NAME=V1,V2,... [--repeat K] [--out DIR] [--scale N] [--timeout S] [--json]\n"
     "                    -- COMMAND ARGS...\n";
 
 const char* const kSweepHelp =
@@ -22,7 +28,11 @@ const char* const kSweepHelp =
     "  --out DIR               output directory, created if missing; default sweep-NAME\n"
     "  --scale N               clock ticks per point for every SCG; default: the longest run\n"
     "                          fits about 1600 points, so all SCGs share one scale\n"
-    "  --timeout S             kill a run after S seconds and count it as failed; default none\n\n"
+    "  --timeout S             kill a run after S seconds and count it as failed; default none\n"
+    "                          (at most 1e7)\n"
+    "  --json                  print the table, the best value and the files as one JSON object\n"
+    "                          instead of text: parameter, command, repeat,\n"
+    "                          values (each with its runs), best, scale, csv, plot\n\n"
     "In DIR: NAME-VALUE.mtrace (the trace), NAME-VALUE.log (the run's stderr), NAME-VALUE.out\n"
     "(its stdout), NAME-VALUE-scg.svg (its SCG; with --repeat, -rK before the suffix names\n"
     "repeat K and the SCG is drawn for the median run), sweep.csv and sweep.svg (makespan and\n"
@@ -61,88 +71,108 @@ void replace_all(std::string& text, const std::string& what, const std::string& 
   }
 }
 
-double positive_number(const std::string& flag, const std::string& text) {
+double positive_number(const std::string& flag, const std::string& text, double most) {
   char* end = nullptr;
   errno = 0;
   const double value = std::strtod(text.c_str(), &end);
-  if (text.empty() || *end != '\0' || errno != 0 || !(value > 0)) {
+  if (text.empty() || *end != '\0' || errno != 0 || !(value > 0) || !std::isfinite(value)) {
     throw UsageError(flag + " " + text + ": must be a number above 0");
   }
+  if (value > most) {
+    char limit[32];
+    std::snprintf(limit, sizeof limit, "%g", most);
+    throw UsageError(flag + " " + text + ": must be at most " + limit);
+  }
   return value;
+}
+
+// set_param reads --param NAME=V1,V2,... into the spec.
+void set_param(SweepSpec& spec, const std::string& text) {
+  const std::size_t eq = text.find('=');
+  if (eq == std::string::npos) throw UsageError("--param " + text + ": expected NAME=V1,V2,... (no '=')");
+  spec.name = text.substr(0, eq);
+  if (!is_name(spec.name)) {
+    throw UsageError("--param " + text + ": the name '" + spec.name + "' must be letters, digits, '_' or '-'");
+  }
+  if (spec.name == "trace") throw UsageError("--param " + text + ": 'trace' is reserved for {trace}, the trace path");
+  const std::string list = text.substr(eq + 1);
+  if (list.empty()) throw UsageError("--param " + text + ": no values after '='");
+  std::set<std::string> seen;
+  std::size_t start = 0;
+  for (std::size_t k = 1; start <= list.size(); ++k) {
+    const std::size_t comma = std::min(list.find(',', start), list.size());
+    const std::string v = list.substr(start, comma - start);
+    if (v.empty()) throw UsageError("--param " + text + ": value " + std::to_string(k) + " is empty");
+    if (!seen.insert(v).second) throw UsageError("--param " + text + ": value '" + v + "' is given twice");
+    spec.values.push_back(v);
+    start = comma + 1;
+  }
 }
 
 }  // namespace
 
 SweepSpec parse_sweep_spec(const std::vector<std::string_view>& args) {
   SweepSpec spec;
-  for (std::string_view arg : args) {
-    if (arg == "--") break;
-    if (arg == "--help" || arg == "-h") {
+  // The command after '--' is the program's, never parsed here.
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  for (auto it = args.begin(); it != separator; ++it) {
+    if (*it == "--help" || *it == "-h") {
       spec.help = true;
       return spec;
     }
   }
-  bool have_param = false, have_separator = false;
-  std::size_t i = 0;
-  for (; i < args.size(); ++i) {
-    const std::string arg(args[i]);
-    if (arg == "--") {
-      have_separator = true;
-      ++i;
-      break;
-    }
-    const auto value = [&]() -> std::string {
-      if (i + 1 >= args.size() || args[i + 1] == "--") throw UsageError(arg + " needs a value");
-      return std::string(args[++i]);
-    };
-    if (arg == "--param") {
-      if (have_param) throw UsageError("--param given twice: a sweep varies one parameter");
-      have_param = true;
-      const std::string text = value();
-      const std::size_t eq = text.find('=');
-      if (eq == std::string::npos) throw UsageError("--param " + text + ": expected NAME=V1,V2,... (no '=')");
-      spec.name = text.substr(0, eq);
-      if (!is_name(spec.name)) {
-        throw UsageError("--param " + text + ": the name '" + spec.name + "' must be letters, digits, '_' or '-'");
-      }
-      if (spec.name == "trace") throw UsageError("--param " + text + ": 'trace' is reserved for {trace}, the trace path");
-      const std::string list = text.substr(eq + 1);
-      if (list.empty()) throw UsageError("--param " + text + ": no values after '='");
-      std::set<std::string> seen;
-      std::size_t start = 0;
-      for (std::size_t k = 1; start <= list.size(); ++k) {
-        const std::size_t comma = std::min(list.find(',', start), list.size());
-        const std::string v = list.substr(start, comma - start);
-        if (v.empty()) throw UsageError("--param " + text + ": value " + std::to_string(k) + " is empty");
-        if (!seen.insert(v).second) throw UsageError("--param " + text + ": value '" + v + "' is given twice");
-        spec.values.push_back(v);
-        start = comma + 1;
-      }
-    } else if (arg == "--repeat") {
-      const std::string text = value();
-      char* end = nullptr;
-      errno = 0;
-      const long long k = std::strtoll(text.c_str(), &end, 10);
-      if (text.empty() || *end != '\0' || errno != 0 || k < 1 || k > 1000) {
-        throw UsageError("--repeat " + text + ": must be a whole number from 1 to 1000");
-      }
-      spec.repeat = static_cast<unsigned>(k);
-    } else if (arg == "--out") {
-      spec.out_dir = value();
-      if (spec.out_dir.empty()) throw UsageError("--out needs a directory");
-    } else if (arg == "--scale") {
-      spec.cycles_per_point = positive_number(arg, value());
-    } else if (arg == "--timeout") {
-      spec.timeout_s = positive_number(arg, value());
-    } else if (arg.starts_with("-")) {
-      throw UsageError("unknown option '" + arg + "'");
-    } else {
-      throw UsageError("unexpected '" + arg + "' before '--' (the command to run goes after '--')");
-    }
+  CLI::App cli("moirai sweep");
+  cli.allow_extras();
+  cli.set_help_flag();
+  // Each value flag takes 0 or 1 value, so a flag given without one reaches the check below; a
+  // string (not a vector) takes one value, so a stray word after it is left over, not taken.
+  std::string param, repeat, out, scale, timeout;
+  const std::vector<std::pair<const char*, std::string*>> valued = {
+      {"--param", &param}, {"--repeat", &repeat}, {"--out", &out}, {"--scale", &scale}, {"--timeout", &timeout}};
+  for (const auto& [flag, into] : valued) {
+    cli.add_option(flag, *into)->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
   }
-  if (!have_param) throw UsageError("no --param NAME=V1,V2,... given");
-  if (!have_separator) throw UsageError("no '--' followed by the command to run");
-  spec.command.assign(args.begin() + static_cast<std::ptrdiff_t>(i), args.end());
+  cli.add_flag("--json", spec.json);
+  std::vector<std::string> reversed(std::make_reverse_iterator(separator), args.rend());
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::ParseError& error) {
+    throw UsageError(error.what());
+  }
+  if (!cli.remaining().empty()) {
+    const std::string extra = cli.remaining().front();
+    if (extra.starts_with("-")) throw UsageError("unknown option '" + extra + "'");
+    throw UsageError("unexpected '" + extra + "' before '--' (the command to run goes after '--')");
+  }
+  std::vector<std::string> given;  // the value flags given, in order of the table above
+  for (const auto& [flag, into] : valued) {
+    if (cli.get_option(flag)->count() == 0) continue;
+    const bool given_empty = std::find(args.begin(), separator, std::string(flag) + "=") != separator;
+    if (into->empty() && !given_empty) throw UsageError(std::string(flag) + " needs a value");
+    given.push_back(flag);
+  }
+  const auto was_given = [&](const char* flag) { return std::find(given.begin(), given.end(), flag) != given.end(); };
+  if (cli.get_option("--param")->count() > 1) throw UsageError("--param given twice: a sweep varies one parameter");
+  if (was_given("--param")) set_param(spec, param);
+  if (was_given("--repeat")) {
+    const std::string& text = repeat;
+    char* end = nullptr;
+    errno = 0;
+    const long long k = std::strtoll(text.c_str(), &end, 10);
+    if (text.empty() || *end != '\0' || errno != 0 || k < 1 || k > 1000) {
+      throw UsageError("--repeat " + text + ": must be a whole number from 1 to 1000");
+    }
+    spec.repeat = static_cast<unsigned>(k);
+  }
+  if (was_given("--out")) {
+    spec.out_dir = out;
+    if (spec.out_dir.empty()) throw UsageError("--out needs a directory");
+  }
+  if (was_given("--scale")) spec.cycles_per_point = positive_number("--scale", scale, 1e15);
+  if (was_given("--timeout")) spec.timeout_s = positive_number("--timeout", timeout, 1e7);
+  if (!was_given("--param")) throw UsageError("no --param NAME=V1,V2,... given");
+  if (separator == args.end()) throw UsageError("no '--' followed by the command to run");
+  spec.command.assign(separator + 1, args.end());
   if (spec.command.empty()) throw UsageError("no command after '--'");
   const std::string placeholder = "{" + spec.name + "}";
   bool placed = false, has_trace_slot = false, has_trace_flag = false;

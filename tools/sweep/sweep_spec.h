@@ -23,6 +23,7 @@ struct SweepSpec {
   double cycles_per_point = 0;       // the SCGs' common scale; 0 = fit the longest run
   double timeout_s = 0;              // per run; 0 = no limit
   std::vector<std::string> command;  // program and arguments, placeholders unreplaced
+  bool json = false;                 // --json: the results as one JSON object on stdout
   bool help = false;                 // --help was asked: nothing else is checked
 };
 

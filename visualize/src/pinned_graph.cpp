@@ -46,8 +46,8 @@ void PinnedGraph::html_label(void* object, const std::string& html) {
 }
 
 void PinnedGraph::render(const std::string& format, const std::string& path) {
-  if (format != "svg" && format != "png" && format != "dot") {
-    throw std::runtime_error("unknown output format '" + format + "' (svg, png or dot)");
+  if (format != "svg" && format != "png" && format != "pdf" && format != "dot") {
+    throw std::runtime_error("unknown output format '" + format + "' (svg, png, pdf or dot)");
   }
   // The picture is rendered into memory and written through an OutputFile (a temporary renamed
   // into place), so a write that fails is an error and an existing file is never left cut short.

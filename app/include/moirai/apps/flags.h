@@ -12,6 +12,11 @@
 #include <type_traits>
 #include <vector>
 
+namespace CLI {
+class App;
+class Option;
+}  // namespace CLI
+
 namespace moirai::apps {
 
 // FlagError is bad command-line input; its message names the flag and the offending value.
@@ -25,8 +30,8 @@ class FlagError : public std::runtime_error {
 // parsing.
 class Flags {
  public:
-  // Outcome is what parse found: flags to run with, or a request for help.
-  enum class Outcome { run, help };
+  // Outcome is what parse found: flags to run with, or a request for the help or the version.
+  enum class Outcome { run, help, version };
 
   // Flags starts an empty flag set for the app named `app`; `summary` heads the help text.
   Flags(std::string app, std::string summary);
@@ -47,12 +52,15 @@ class Flags {
   // check adds a rule parse applies after reading every flag, for limits that depend on other
   // flags or on the machine; `rule` throws FlagError naming the flags and values it rejects.
   void check(std::function<void()> rule);
+  // footer adds `text` to the help after the flags (examples, limits), before the exit status.
+  void footer(std::string text);
 
-  // parse reads `args` (without the program name), then applies the checks. Throws FlagError on
-  // bad input.
+  // parse reads `args` (without the program name; `--name value` or `--name=value`, through
+  // CLI11), then applies the checks. Throws FlagError on bad input.
   Outcome parse(std::span<const std::string_view> args);
-  // parse_or_exit parses argv; on --help it prints the help and exits 0, on bad input it prints
-  // "app: error: ..." and the usage line to stderr and exits 2.
+  // parse_or_exit parses argv; on --help or --version it prints them and exits 0 (1 when stdout
+  // cannot take them), on bad input it prints "app: error: ..." and the usage line to stderr and
+  // exits 2.
   void parse_or_exit(int argc, const char* const* argv);
 
   // usage is the one-line synopsis, "usage: app [--flag VALUE]...".
@@ -71,6 +79,8 @@ class Flags {
     std::function<void(std::string_view)> assign;  // throws FlagError on a bad value
   };
   void add(Flag flag);
+  void build(CLI::App& cli, std::vector<std::string>& values, std::vector<CLI::Option*>& options) const;
+  void print_or_exit(const std::string& text) const;
   const Flag* find(std::string_view name) const;
   void add_integer(std::string name, std::int64_t min, std::int64_t max, std::string help,
                    std::string default_text, std::function<void(std::int64_t)> store);
@@ -79,7 +89,19 @@ class Flags {
   std::string summary_;
   std::vector<Flag> flags_;
   std::vector<std::function<void()>> checks_;
+  std::string footer_;
 };
+
+// version is Moirai's version, as the build's project() says ("0.2.0").
+std::string version();
+
+// kMaxTasksPerRun bounds the tasks (units of work the program creates: VSs tasks, VPs) the flags
+// of one run may ask for, so a typo cannot start a run that would need hours and gigabytes.
+inline constexpr std::uint64_t kMaxTasksPerRun = 1'000'000;
+
+// check_task_limit throws FlagError when `count` tasks, what the flags `flags` imply ("--tiles
+// 4096 --tile-size 1"), exceed kMaxTasksPerRun; the message names the flags and the count.
+void check_task_limit(const std::string& flags, std::uint64_t count);
 
 // parse_integer reads all of `text` as a decimal integer in min..max; `flag` names the flag in
 // the FlagError it throws otherwise.

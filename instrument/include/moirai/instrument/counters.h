@@ -21,6 +21,11 @@ struct CounterStatus {
 // the kernel's perf:: events), each probed on the calling thread.
 std::vector<CounterStatus> available_counters();
 
+// unknown_counter is "" when Moirai knows the counter `name` (a name of its catalog, perf::
+// names case-blind, or an event PAPI names on this machine), else a message naming it and the
+// names it knows, for refusing a --counters or MOIRAI_COUNTERS list.
+std::string unknown_counter(const std::string& name);
+
 // counter_machine_summary is one line saying which backends can count here and why PAPI cannot,
 // for logs and `--counters list`.
 std::string counter_machine_summary();
