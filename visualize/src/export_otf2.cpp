@@ -310,8 +310,9 @@ ExportCounts write_archive(const detail::ExportModel& model, OutputDirectory& di
   check(OTF2_Archive_SetSerialCollectiveCallbacks(archive.handle), "collective callbacks");
   check(OTF2_Archive_SetCreator(archive.handle, "moirai export"), "creator");
   // What the reader left out of the trace travels with the archive (otf2-print -A shows it).
-  if (!trace.integrity.sound()) {
-    check(OTF2_Archive_SetProperty(archive.handle, "MOIRAI::INTEGRITY", trace.integrity.summary().c_str(), true), "integrity property");
+  if (!model.trace.integrity.sound()) {
+    check(OTF2_Archive_SetProperty(archive.handle, "MOIRAI::INTEGRITY", model.trace.integrity.summary().c_str(), true),
+          "integrity property");
   }
   Otf2Writer writer(model, archive.handle);
   writer.write();

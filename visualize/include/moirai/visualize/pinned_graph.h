@@ -22,7 +22,7 @@ class PinnedGraph {
   Agnode_t* node(const std::string& name);
   // html_label gives an object an HTML-like label.
   void html_label(void* object, const std::string& html);
-  // render lays the pinned graph out with nop2 and writes `path` in `format` (svg, png or dot);
+  // render lays the pinned graph out with nop2 and writes `path` in `format` (svg, png, pdf or dot);
   // throws std::runtime_error for another format or when Graphviz fails.
   void render(const std::string& format, const std::string& path);
 
