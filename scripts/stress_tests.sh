@@ -59,9 +59,13 @@ if [ ! -f "$build/CTestTestfile.cmake" ]; then
   exit 2
 fi
 
+set -m  # each background job in a process group of its own
 busy=()
+tests=""
 stop_load() {
   local pid
+  # ctest runs in a process group of its own (set -m): the tests it started go with it.
+  [ -n "$tests" ] && kill -TERM -- "-$tests" 2>/dev/null
   for pid in "${busy[@]}"; do kill "$pid" 2>/dev/null; done
   for pid in "${busy[@]}"; do wait "$pid" 2>/dev/null; done
   busy=()
@@ -85,8 +89,12 @@ failed_runs=0
 for ((run = 1; run <= runs; ++run)); do
   log="$log_dir/run$run.log"
   start=$(date +%s)
-  ctest --test-dir "$build" -j "$jobs" --output-on-failure "${filter[@]}" "${extra[@]}" >"$log" 2>&1
+  # In the background: a signal to this script runs its trap at once, not after the run.
+  ctest --test-dir "$build" -j "$jobs" --output-on-failure "${filter[@]}" "${extra[@]}" >"$log" 2>&1 &
+  tests=$!
+  wait "$tests"
   status=$?
+  tests=""
   seconds=$(($(date +%s) - start))
   summary=$(grep -E '^[0-9]+% tests passed' "$log" | tail -n 1)
   if [ "$status" = 0 ]; then
