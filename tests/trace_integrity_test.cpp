@@ -411,7 +411,7 @@ TEST(TraceInput, RunningOutOfMemoryIsATraceError) {
     try {
       trace::read_trace(path);
       std::_Exit(4);  // it fitted after all: the test cannot tell
-    } catch (const trace::TraceError& error) {
+    } catch (const trace::TraceOutOfMemory& error) {
       std::_Exit(std::string(error.what()).find("out of memory reading " + path) != std::string::npos ? 0 : 1);
     } catch (...) {
       std::_Exit(2);

@@ -213,7 +213,7 @@ class Parser {
     try {
       return read();
     } catch (const std::bad_alloc&) {
-      throw TraceError(at_, "out of memory reading " + name_ + " (after " + std::to_string(trace_.units.size()) + " units)");
+      throw TraceOutOfMemory(at_, "out of memory reading " + name_ + " (after " + std::to_string(trace_.units.size()) + " units)");
     }
   }
 

@@ -140,6 +140,8 @@ moirai::trace::Trace read(const std::string& path) {
   moirai::trace::Trace trace;
   try {
     trace = moirai::trace::read_trace(path);
+  } catch (const moirai::trace::TraceOutOfMemory& error) {
+    throw std::runtime_error(path + ": " + error.what());  // a failed run: exit 1
   } catch (const moirai::trace::TraceError& error) {
     throw UnreadableTrace(path + ": " + error.what());
   }

@@ -25,6 +25,13 @@ class TraceError : public std::runtime_error {
   std::uint64_t offset_;
 };
 
+// TraceOutOfMemory is a trace that did not fit in memory: the machine's limit, not the file's
+// fault, so the tools exit 1 for it (a failed run) rather than 2 (bad input).
+class TraceOutOfMemory : public TraceError {
+ public:
+  using TraceError::TraceError;
+};
+
 // Unit is a unit record with the core that animated it and its counter deltas.
 struct Unit {
   std::uint32_t core = 0;
