@@ -67,8 +67,12 @@ TEST(RecorderOnAFullDisk, AFileSizeLimitStopsTheRecordingNotTheProgram) {
   std::remove(trace.c_str());
   EXPECT_FALSE(t.complete);
   EXPECT_LE(t.bytes, kLimit);
-  EXPECT_NE(t.cut.find("the recorder stopped writing: trace file " + trace + ": write failed: File too large"), std::string::npos)
-      << t.cut;
+  // The recorder writes why it stopped into the trace when the limit leaves room for that note;
+  // where the failed write ended exactly at the limit there is none, and the trace reads as cut
+  // before its end chunk (seen once in 5 loaded suite runs). Either way the loss is said.
+  const bool reason_recorded =
+      t.cut.find("the recorder stopped writing: trace file " + trace + ": write failed: File too large") != std::string::npos;
+  EXPECT_TRUE(reason_recorded || t.cut.find("the end chunk is missing") != std::string::npos) << t.cut;
   EXPECT_GT(t.units.size(), 0u) << "what was written before the disk filled is there";
 }
 
