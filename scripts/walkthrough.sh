@@ -14,7 +14,7 @@ MOIRAI_WALKTHROUGH_OUT="$traces" build/release/tests/moirai_walkthrough_tests --
 moirai=build/release/tools/moirai
 # The longest run sets the scale, so every graph fits and all compare directly.
 longest=$(for trace in "$traces"/*.mtrace; do
-  echo "$("$moirai" report --json "$trace" | sed -n 's/^{"makespan_s":\([0-9.]*\).*/\1/p') $trace"
+  echo "$("$moirai" report --json "$trace" | jq -r .makespan_s) $trace"  # any number form nlohmann-json prints
 done | sort -g | tail -1 | cut -d' ' -f2)
 for step in a b c d e f g h; do
   "$moirai" scg "$traces/$step.mtrace" -o "$out/$step-scg.svg" --same-scale-as "$longest"
