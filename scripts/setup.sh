@@ -13,6 +13,7 @@ packages=(
   libopen-trace-format2-dev otf2-tools      # `moirai export --format otf2`; otf2-print reads it back
   libsqlite3-dev sqlite3                    # `moirai export --format sqlite`; the CLI for its tests
   nlohmann-json3-dev jq                     # the post-processor's JSON; the tests parse it back
+  protobuf-compiler                         # protoc: the tests decode the Perfetto protobuf export
   libxml2-utils                             # xmllint: the tests check that the SVG views are XML
   libcli11-dev                              # the command lines of moirai, moirai-calibrate and the apps
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
