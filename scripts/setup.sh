@@ -21,6 +21,12 @@ packages=(
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
 )
 
+# Node.js and npm run Chrome DevTools' trace engine on the Perfetto JSON export (a test). Some
+# machine images bring their own node; Debian's is installed only where there is none.
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  packages+=(nodejs npm)
+fi
+
 missing=()
 for package in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then

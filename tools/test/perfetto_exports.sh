@@ -19,7 +19,7 @@
 #             (perfetto_devtools/check_flows.mjs).
 #   perfetto_exports.sh proto|protoc|protoc-damaged MOIRAI MATMUL GEN_TRACE DIR CHECK
 #   perfetto_exports.sh devtools MOIRAI MATMUL GEN_TRACE DIR
-# Exit status 0 passed, 1 failed, 77 skipped (devtools without node or npm, said).
+# Exit status 0 passed, 1 failed (devtools without node or npm too: scripts/setup.sh installs them).
 set -u
 mode=$1 moirai=$2 matmul=$3 gen=$4 dir=$5 checker=${6:-}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -32,8 +32,8 @@ case $mode in
   *) echo "usage: perfetto_exports.sh proto|protoc|protoc-damaged|devtools MOIRAI MATMUL GEN_TRACE DIR [CHECK]"; exit 2 ;;
 esac
 if [ "$mode" = devtools ] && { ! command -v node >/dev/null || ! command -v npm >/dev/null; }; then
-  echo "perfetto_exports devtools: skipped: node and npm are needed"
-  exit 77
+  echo "perfetto_exports devtools: FAIL: node and npm are needed (scripts/setup.sh installs them)"
+  exit 1
 fi
 rm -rf "$dir"
 mkdir -p "$dir"
