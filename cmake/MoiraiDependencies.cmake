@@ -14,8 +14,8 @@ macro(moirai_require package debian_package)
 endmacro()
 
 # Static Boost.Context: every construct switches fibers twice, and a call through the PLT into
-# jump_fcontext costs a measurable share of that (docs/performance.md). Shared Moirai libraries
-# take the shared Boost: position-independent code is what they need anyway.
+# jump_fcontext costs a measurable share of that (docs/performance-history.md). Shared Moirai
+# libraries take the shared Boost: position-independent code is what they need anyway.
 if(BUILD_SHARED_LIBS)
   set(MOIRAI_BOOST_STATIC OFF)
 else()
