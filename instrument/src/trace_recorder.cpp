@@ -28,7 +28,7 @@
 
 #include "moirai/instrument/clock.h"
 #include "moirai/trace/format.h"
-#include "chunk_checksum.h"
+#include "moirai/trace/chunk_checksum.h"
 #include "counter_set.h"
 #include "machine_load.h"
 #include "os_time.h"
@@ -250,7 +250,7 @@ bool TraceRecorder::Impl::write_chunk(fmt::ChunkType type, std::uint16_t core, c
   header.type = static_cast<std::uint16_t>(type);
   header.core = core;
   header.payload_size = static_cast<std::uint32_t>(size);
-  header.payload_crc32 = fmt::detail::chunk_checksum(header, payload, size);
+  header.payload_crc32 = fmt::chunk_checksum(header, payload, size);
   header.sequence = sequence++;
   try {
     write_all(&header, sizeof header);
@@ -287,7 +287,7 @@ void TraceRecorder::Impl::stop_writing(const std::string& reason) {
   header.type = static_cast<std::uint16_t>(fmt::ChunkType::closing);
   header.core = fmt::kNoCore;
   header.payload_size = static_cast<std::uint32_t>(text.size());
-  header.payload_crc32 = fmt::detail::chunk_checksum(header, text.data(), text.size());
+  header.payload_crc32 = fmt::chunk_checksum(header, text.data(), text.size());
   header.sequence = stats.chunks;
   try {
     write_all(&header, sizeof header);
