@@ -59,7 +59,7 @@ TEST(Profile, AWakeUpOfAParkedCoreIsACoreZeroChore) {
         }
         ctx.create_vp([](ssr::Context&) {}, {.name = "child", .core = 1});
       },
-      {.observer = &profile, .seed_core = 0});
+      {.observer = &profile.observer(), .seed_core = 0});
   std::ostringstream printed;
   profile.print(printed);
   const std::vector<Row> table = rows(printed.str());

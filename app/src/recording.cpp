@@ -132,11 +132,11 @@ instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv,
   }
   if (profile_) sinks_->profile = std::make_unique<instrument::Profile>();
   if (sinks_->trace && sinks_->profile) {
-    sinks_->both = std::make_unique<instrument::ObserverTee>(*sinks_->trace, *sinks_->profile);
+    sinks_->both = std::make_unique<instrument::ObserverTee>(*sinks_->trace, sinks_->profile->observer());
     return sinks_->both.get();
   }
   if (sinks_->trace) return sinks_->trace.get();
-  return sinks_->profile.get();
+  return sinks_->profile ? &sinks_->profile->observer() : nullptr;
 }
 
 void Recording::finish(std::ostream& out) {

@@ -28,108 +28,108 @@ struct alignas(64) CoreProfile {
 
 }  // namespace
 
-struct Profile::Impl {
+// Profile::Impl is the observer a Profile hands the run: each point moves time from one column
+// of the core's row to the next.
+struct Profile::Impl final : RuntimeObserver {
   std::string language;
   std::vector<std::string> names;
   std::vector<CoreProfile> cores;
   double hz = 1;
   const TimeSource* time = nullptr;  // a simulated machine's clock, else the host's
   std::uint64_t now(CoreId core) const noexcept { return Clock::now(time, core); }
+
+  void use_time_source(const TimeSource& source) override {
+    time = &source;
+    hz = source.hz();
+  }
+
+  void run_start(const std::string& run_language, const std::vector<ConstructInfo>& constructs,
+                 std::size_t core_count) override {
+    language = run_language;
+    names.clear();
+    for (const ConstructInfo& construct : constructs) names.push_back(construct.name);
+    cores = std::vector<CoreProfile>(core_count);
+    for (CoreProfile& core : cores) {
+      core.construct_count.assign(names.size(), 0);
+      core.construct_ticks.assign(names.size(), 0);
+    }
+  }
+
+  void unit_begin(CoreId core, VpId, UnitId) override {
+    CoreProfile& p = cores[core];
+    p.mark = now(core);
+    ++p.units;
+  }
+
+  void unit_end(CoreId core, VpId, UnitId, ConstructKind, const CallSite&) override {
+    CoreProfile& p = cores[core];
+    const std::uint64_t at = now(core);
+    p.work += at - p.mark;
+    p.mark = at;
+  }
+
+  void handler_enter(CoreId core, ConstructKind, UnitId) override {
+    CoreProfile& p = cores[core];
+    const std::uint64_t at = now(core);
+    p.communication += at - p.mark;
+    p.mark = at;
+  }
+
+  void handler_exit(CoreId core, ConstructKind kind, UnitId) override {
+    CoreProfile& p = cores[core];
+    const std::uint64_t at = now(core);
+    p.handlers += at - p.mark;
+    if (kind < p.construct_count.size()) {
+      ++p.construct_count[kind];
+      p.construct_ticks[kind] += at - p.mark;
+    }
+    p.mark = at;
+  }
+
+  void assigner_enter(CoreId core) override { cores[core].mark = now(core); }
+
+  void assigner_exit(CoreId core, UnitId) override {
+    CoreProfile& p = cores[core];
+    const std::uint64_t at = now(core);
+    p.assigner += at - p.mark;
+    p.mark = at;
+  }
+
+  void lock_wait_begin(CoreId core) override { cores[core].lock_mark = now(core); }
+  void lock_wait_end(CoreId core, CoreId) override {
+    CoreProfile& p = cores[core];
+    p.lock_wait += now(core) - p.lock_mark;  // part of communication or decision, shown apart
+  }
+
+  void idle_begin(CoreId core) override {
+    CoreProfile& p = cores[core];
+    p.mark = now(core);
+    p.in_idle = true;
+    p.idle_chores = 0;
+  }
+
+  void idle_end(CoreId core) override {
+    CoreProfile& p = cores[core];
+    const std::uint64_t at = now(core);
+    p.idle += at - p.mark - std::min(p.idle_chores, at - p.mark);
+    p.in_idle = false;
+    p.mark = at;
+  }
+
+  void chore_begin(CoreId core) override { cores[core].chore_mark = now(core); }
+
+  void chore_end(CoreId core, Chore, std::uint32_t) override {
+    CoreProfile& p = cores[core];
+    const std::uint64_t ticks = now(core) - p.chore_mark;
+    p.chores += ticks;
+    if (p.in_idle) p.idle_chores += ticks;
+  }
 };
 
 Profile::Profile() : impl_(std::make_unique<Impl>()) { impl_->hz = Clock::info().hz; }
 Profile::~Profile() = default;
 
-void Profile::use_time_source(const TimeSource& time) {
-  impl_->time = &time;
-  impl_->hz = time.hz();
-}
-
-void Profile::run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
-                        std::size_t core_count) {
-  impl_->language = language;
-  impl_->names.clear();
-  for (const ConstructInfo& construct : constructs) impl_->names.push_back(construct.name);
-  const std::vector<std::string>& names = impl_->names;
-  impl_->cores = std::vector<CoreProfile>(core_count);
-  for (CoreProfile& core : impl_->cores) {
-    core.construct_count.assign(names.size(), 0);
-    core.construct_ticks.assign(names.size(), 0);
-  }
-}
-
-void Profile::core_start(CoreId) {}
-void Profile::core_stop(CoreId) {}
-
-void Profile::unit_begin(CoreId core, VpId, UnitId) {
-  CoreProfile& p = impl_->cores[core];
-  p.mark = impl_->now(core);
-  ++p.units;
-}
-
-void Profile::unit_end(CoreId core, VpId, UnitId, ConstructKind, const CallSite&) {
-  CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = impl_->now(core);
-  p.work += now - p.mark;
-  p.mark = now;
-}
-
-void Profile::handler_enter(CoreId core, ConstructKind, UnitId) {
-  CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = impl_->now(core);
-  p.communication += now - p.mark;
-  p.mark = now;
-}
-
-void Profile::handler_exit(CoreId core, ConstructKind kind, UnitId) {
-  CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = impl_->now(core);
-  p.handlers += now - p.mark;
-  if (kind < p.construct_count.size()) {
-    ++p.construct_count[kind];
-    p.construct_ticks[kind] += now - p.mark;
-  }
-  p.mark = now;
-}
-
-void Profile::assigner_enter(CoreId core) { impl_->cores[core].mark = impl_->now(core); }
-
-void Profile::assigner_exit(CoreId core, UnitId) {
-  CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = impl_->now(core);
-  p.assigner += now - p.mark;
-  p.mark = now;
-}
-
-void Profile::lock_wait_begin(CoreId core) { impl_->cores[core].lock_mark = impl_->now(core); }
-void Profile::lock_wait_end(CoreId core, CoreId) {
-  CoreProfile& p = impl_->cores[core];
-  p.lock_wait += impl_->now(core) - p.lock_mark;  // part of communication or decision, shown apart
-}
-
-void Profile::idle_begin(CoreId core) {
-  CoreProfile& p = impl_->cores[core];
-  p.mark = impl_->now(core);
-  p.in_idle = true;
-  p.idle_chores = 0;
-}
-
-void Profile::idle_end(CoreId core) {
-  CoreProfile& p = impl_->cores[core];
-  const std::uint64_t now = impl_->now(core);
-  p.idle += now - p.mark - std::min(p.idle_chores, now - p.mark);
-  p.in_idle = false;
-  p.mark = now;
-}
-
-void Profile::chore_begin(CoreId core) { impl_->cores[core].chore_mark = impl_->now(core); }
-
-void Profile::chore_end(CoreId core, Chore, std::uint32_t) {
-  CoreProfile& p = impl_->cores[core];
-  const std::uint64_t ticks = impl_->now(core) - p.chore_mark;
-  p.chores += ticks;
-  if (p.in_idle) p.idle_chores += ticks;
-}
+RuntimeObserver& Profile::observer() noexcept { return *impl_; }
 
 void Profile::print(std::ostream& out) const {
   const Impl& rt = *impl_;

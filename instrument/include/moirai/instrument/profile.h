@@ -11,35 +11,20 @@
 
 namespace moirai::instrument {
 
-// Profile is a RuntimeObserver that keeps no per-unit records: fixed memory per core and per
-// construct, so it can stay on for any run. print() writes where each core's time went and
-// what each construct cost.
-class Profile final : public RuntimeObserver {
+// Profile is the sink that keeps no per-unit records: fixed memory per core and per construct,
+// so it can stay on for any run. Hand observer() to the run; print() then writes where each
+// core's time went and what each construct cost.
+class Profile {
  public:
   Profile();
-  ~Profile() override;
+  ~Profile();
+  Profile(const Profile&) = delete;
+  Profile& operator=(const Profile&) = delete;
 
+  // observer is what the runtime reports to (RunOptions::observer, or one side of an ObserverTee).
+  RuntimeObserver& observer() noexcept;
   // print writes the tables (after the run).
   void print(std::ostream& out) const;
-
-  void use_time_source(const TimeSource& time) override;
-  void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
-                 std::size_t core_count) override;
-  void core_start(CoreId core) override;
-  void core_stop(CoreId core) override;
-  void unit_begin(CoreId core, VpId vp, UnitId unit) override;
-  void unit_end(CoreId core, VpId vp, UnitId unit, ConstructKind ended_by,
-                const CallSite& site) override;
-  void handler_enter(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
-  void handler_exit(CoreId core, ConstructKind kind, UnitId requesting_unit) override;
-  void assigner_enter(CoreId core) override;
-  void assigner_exit(CoreId core, UnitId chosen) override;
-  void lock_wait_begin(CoreId core) override;
-  void lock_wait_end(CoreId core, CoreId released_by) override;
-  void idle_begin(CoreId core) override;
-  void idle_end(CoreId core) override;
-  void chore_begin(CoreId core) override;
-  void chore_end(CoreId core, Chore chore, std::uint32_t cores) override;
 
  private:
   struct Impl;

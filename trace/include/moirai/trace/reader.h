@@ -11,6 +11,7 @@
 
 #include "moirai/instrument/construct_role.h"
 #include "moirai/trace/format.h"
+#include "moirai/trace/integrity.h"
 
 namespace moirai::trace {
 
@@ -59,24 +60,6 @@ struct Span {
   std::uint64_t begin = 0;
   std::uint64_t end = 0;
 };
-
-// Integrity is what the reader left out of a trace whose rest is sound, and why: a chunk written
-// twice, a unit id recorded twice, a span that overlaps the one before it on its core
-// (docs/trace-format.md, "What the reader checks").
-struct Integrity {
-  std::uint64_t chunks_left_out = 0;  // events or definitions chunks that repeat an earlier one
-  std::uint64_t units_left_out = 0;   // unit records (with their OS and declared-work records)
-  std::uint64_t spans_left_out = 0;   // idle, paused, writer-wait spans and chores
-  std::vector<std::string> warnings;  // one per part left out: "at byte N (chunk S ...): ...; left out"
-
-  // sound says that nothing was left out.
-  bool sound() const noexcept { return warnings.empty(); }
-  // summary says in one line what was left out, for an output's notes; empty when sound.
-  std::string summary() const;
-};
-
-// kMaxLeftOut is how many parts the reader leaves out of a trace before refusing it as unsound.
-inline constexpr std::size_t kMaxLeftOut = 100;
 
 // Trace is everything a trace file holds, in file order per core.
 struct Trace {
@@ -156,8 +139,5 @@ Trace parse_trace(const unsigned char* data, std::size_t size);
 // max_trace_bytes is the size limit read_trace applies: MOIRAI_TRACE_MAX_BYTES (bytes, or a
 // number with K, M or G) or kDefaultMaxTraceBytes; throws TraceError when the variable is no size.
 std::uint64_t max_trace_bytes();
-// trace_warnings are the lines a tool prints on stderr after reading a trace: where it was cut
-// (if it was), then each part the reader left out.
-std::vector<std::string> trace_warnings(const Trace& trace);
 
 }  // namespace moirai::trace

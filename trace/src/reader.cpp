@@ -17,7 +17,7 @@
 #include <sstream>
 #include <tuple>
 
-#include "chunk_checksum.h"
+#include "moirai/trace/chunk_checksum.h"
 
 namespace moirai::trace {
 
@@ -258,7 +258,7 @@ class Parser {
       }
 #if !defined(FUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION)
       // (A fuzzer cannot forge checksums; without this check it reaches the record parsing.)
-      const auto crc = detail::chunk_checksum(chunk, payload, chunk.payload_size, header.version_major, header.version_minor);
+      const auto crc = chunk_checksum(chunk, payload, chunk.payload_size, header.version_major, header.version_minor);
       if (crc != chunk.payload_crc32) throw TraceError(at, "chunk " + std::to_string(chunk.sequence) + " fails its checksum");
 #endif
       if (trace_.complete) throw TraceError(at, "data after the end chunk");
@@ -732,28 +732,6 @@ Trace read_trace(const std::string& path, std::uint64_t max_bytes) {
   }
   FileSource source(file.get(), static_cast<std::size_t>(info.st_size));
   return Parser<FileSource>(source, path).run();
-}
-
-std::string Integrity::summary() const {
-  if (warnings.empty()) return "";
-  std::string text = "the reader left out ";
-  const auto part = [&](std::uint64_t count, const char* one, const char* many) {
-    if (count == 0) return;
-    if (text.back() != ' ') text += ", ";
-    text += std::to_string(count) + " " + (count == 1 ? one : many);
-  };
-  part(chunks_left_out, "repeated chunk", "repeated chunks");
-  part(units_left_out, "unit", "units");
-  part(spans_left_out, "span", "spans");
-  text += " that broke the trace's invariants (the first: " + warnings.front() + ")";
-  return text;
-}
-
-std::vector<std::string> trace_warnings(const Trace& trace) {
-  std::vector<std::string> lines;
-  if (!trace.complete) lines.push_back(trace.cut);
-  lines.insert(lines.end(), trace.integrity.warnings.begin(), trace.integrity.warnings.end());
-  return lines;
 }
 
 }  // namespace moirai::trace

@@ -1,7 +1,7 @@
 // Writes the layout of docs/trace-format.md (moirai/trace/format.h) from records given one by one.
 #include "moirai/trace/builder.h"
 
-#include "chunk_checksum.h"
+#include "moirai/trace/chunk_checksum.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -219,8 +219,7 @@ void TraceBuilder::flush_definitions() {
 }
 
 void TraceBuilder::chunk(ChunkType type, std::uint16_t core, const void* payload, std::size_t size) {
-  ChunkHeader h{kChunkMagic, static_cast<std::uint16_t>(type), core, static_cast<std::uint32_t>(size), 0, sequence_++};
-  h.payload_crc32 = detail::chunk_checksum(h, payload, size);
+  const ChunkHeader h = chunk_header(type, core, payload, size, sequence_++);
   write(&h, sizeof h);
   write(payload, size);
 }
