@@ -46,7 +46,7 @@ if [[ $build -eq 1 ]]; then
   cmake --preset release >/dev/null
   cmake --build --preset release -j2 --target moirai-calibrate matmul moirai_cli >/dev/null
 fi
-calibrate="$bdir/apps/calibrate/moirai-calibrate"
+calibrate="$bdir/tools/moirai-calibrate"
 moirai="$bdir/tools/moirai"
 matmul="$bdir/apps/matmul/matmul"
 work="$(mktemp -d)"

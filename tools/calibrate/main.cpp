@@ -175,11 +175,11 @@ int main(int argc, char** argv) {
   std::int64_t rounds = 20000;
   std::string output;
   program::Flags flags("moirai-calibrate",
-                    "Measures the runtime's own costs on this machine's real cores (handlers, "
-                    "assigner,\nswitch, communication, lock, wake-up) and writes them as a cost "
-                    "model for --cost-model\n(docs/cost-model.md). Times are medians, in ns: "
-                    "ticks of a 1 GHz virtual clock.\nWith --fit TRACE..., fits a machine model from "
-                    "traces of real runs instead (--fit --help).");
+                       "Measures the runtime's own costs on this machine's real cores (handlers, "
+                       "assigner,\nswitch, communication, lock, wake-up) and writes them as a cost "
+                       "model for --cost-model\n(docs/cost-model.md). Times are medians, in ns: "
+                       "ticks of a 1 GHz virtual clock.\nWith --fit TRACE..., fits a machine model from "
+                       "traces of real runs instead (--fit --help).");
   flags.integer("rounds", rounds, 100, 10'000'000, "uses of each construct");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
   flags.parse_or_exit(argc, argv);

@@ -20,7 +20,7 @@
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/cost_model.h"
 #include "moirai/trace/reader.h"
-#include "sweep/child_process.h"
+#include "child_process.h"
 
 namespace moirai::calibrate {
 
@@ -176,8 +176,8 @@ std::string command_text(const std::vector<std::string>& argv) {
 // lines of stderr.
 void run_on_sim(const std::string& path, const std::vector<std::string>& argv, const std::string& into) {
   const std::string out = into + ".out", err = into + ".err";
-  const sweep::ChildStatus status = sweep::run_child(argv, out, err, 0);
-  const std::vector<std::string> tail = sweep::last_lines(err, 3);
+  const tools::ChildStatus status = tools::run_child(argv, out, err, 0);
+  const std::vector<std::string> tail = tools::last_lines(err, 3);
   std::remove(out.c_str());
   std::remove(err.c_str());
   if (!status.succeeded()) {
@@ -705,14 +705,14 @@ int fit_main(int argc, char** argv) {
   options.base = ssr::cost_model();
   std::string output;
   program::Flags flags("moirai-calibrate --fit",
-                    "Fits a machine model for --cost-model from traces of real runs of a program that declares\n"
-                    "its work (ctx.charge_work): the rate of declared work per call site, how work stretches\n"
-                    "with other busy cores, how the cores' speeds spread, and the runtime's costs the traces\n"
-                    "show (docs/cost-model.md). Usage: moirai-calibrate --fit TRACE... [--output FILE];\n"
-                    "moirai-calibrate --fit TRACE... --predict MODEL [--into DIR] records what MODEL predicts.\n"
-                    "Traces older than format 3.1 hold no declared work: with --rerun, each trace's command\n"
-                    "line is re-run on the simulated machine (from --rerun-dir) and its units paired with the\n"
-                    "real ones by VP and position. A partial trace (a killed run) is left out, said on stderr.");
+                       "Fits a machine model for --cost-model from traces of real runs of a program that declares\n"
+                       "its work (ctx.charge_work): the rate of declared work per call site, how work stretches\n"
+                       "with other busy cores, how the cores' speeds spread, and the runtime's costs the traces\n"
+                       "show (docs/cost-model.md). Usage: moirai-calibrate --fit TRACE... [--output FILE];\n"
+                       "moirai-calibrate --fit TRACE... --predict MODEL [--into DIR] records what MODEL predicts.\n"
+                       "Traces older than format 3.1 hold no declared work: with --rerun, each trace's command\n"
+                       "line is re-run on the simulated machine (from --rerun-dir) and its units paired with the\n"
+                       "real ones by VP and position. A partial trace (a killed run) is left out, said on stderr.");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
   flags.toggle("rerun", options.rerun,
                "allow running the command line a trace records (old traces' declared work, --predict); each "
