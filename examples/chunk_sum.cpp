@@ -31,14 +31,14 @@ int main(int argc, char** argv) {
   std::uint64_t chunks = 16;
 
   program::App app("chunk_sum",
-                "Sums 1..N in chunks, one worker VP per chunk, and checks the total.",
-                /*declares_work=*/true);
+                   "Sums 1..N in chunks, one worker VP per chunk, and checks the total.",
+                   /*declares_work=*/true);
   app.flags().integer("n", n, 1, 100'000'000, "sum the integers 1..N");
   app.flags().integer("chunks", chunks, 1, 4096, "worker VPs, one chunk each");
   app.flags().check([&] {
     if (chunks > n) {
       throw program::FlagError("--chunks " + std::to_string(chunks) + ": more chunks than numbers (--n " +
-                            std::to_string(n) + ")");
+                               std::to_string(n) + ")");
     }
   });
 

@@ -26,10 +26,10 @@ int main(int argc, char** argv) {
   bool check = false;
 
   program::App app("cholesky",
-                "Factorises a random symmetric positive definite matrix A = L L^T by tiles with "
-                "VSs tasks:\npotrf, trsm, syrk and gemm on T x T tiles of B x B doubles, ordered "
-                "by the tiles each\ntask declares it reads (in) and updates (inout).",
-                /*declares_work=*/true);
+                   "Factorises a random symmetric positive definite matrix A = L L^T by tiles with "
+                   "VSs tasks:\npotrf, trsm, syrk and gemm on T x T tiles of B x B doubles, ordered "
+                   "by the tiles each\ntask declares it reads (in) and updates (inout).",
+                   /*declares_work=*/true);
   program::Flags& flags = app.flags();
   flags.integer("tiles", tiles, 1, kMaxOrder, "T, the matrix is T x T tiles");
   flags.integer("tile-size", tile_size, 1, kMaxOrder, "B, each tile is B x B doubles");
@@ -38,10 +38,10 @@ int main(int argc, char** argv) {
   flags.check([&] {
     if (tiles * tile_size > kMaxOrder) {
       throw program::FlagError("--tiles " + std::to_string(tiles) + " --tile-size " +
-                            std::to_string(tile_size) + ": the matrix would be " +
-                            std::to_string(tiles * tile_size) + " x " +
-                            std::to_string(tiles * tile_size) + ", larger than " +
-                            std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder));
+                               std::to_string(tile_size) + ": the matrix would be " +
+                               std::to_string(tiles * tile_size) + " x " +
+                               std::to_string(tiles * tile_size) + ", larger than " +
+                               std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder));
     }
     program::check_task_limit("--tiles " + std::to_string(tiles), cholesky::expected_tasks(tiles).total());
   });

@@ -73,8 +73,8 @@ int main(int argc, char** argv) {
   std::uint64_t leaf = 100'000;
 
   program::App app("dc_sum",
-                "Sums 1..N by recursive divide and conquer over SSR VPs and checks the total\n"
-                "against N (N + 1) / 2.");
+                   "Sums 1..N by recursive divide and conquer over SSR VPs and checks the total\n"
+                   "against N (N + 1) / 2.");
   program::Flags& flags = app.flags();
   // 4e9 keeps N (N + 1) / 2 within 64 bits.
   flags.integer("n", n, 1, 4'000'000'000, "sum the integers 1..N");
@@ -82,8 +82,8 @@ int main(int argc, char** argv) {
   flags.check([&] {
     if (const std::uint64_t leaves = leaf_count(n, leaf); leaves > kMaxLeaves) {
       throw program::FlagError("--leaf " + std::to_string(leaf) + " cuts --n " + std::to_string(n) +
-                            " into " + std::to_string(leaves) + " leaves, more than " +
-                            std::to_string(kMaxLeaves) + "; raise --leaf");
+                               " into " + std::to_string(leaves) + " leaves, more than " +
+                               std::to_string(kMaxLeaves) + "; raise --leaf");
     }
   });
 

@@ -31,8 +31,8 @@ int main(int argc, char** argv) {
   bool same_core = false;
 
   program::App app("deadlock_demo",
-                "Two VPs each wait to receive from the other; the runtime detects the\n"
-                "deadlock and reports the blocked VPs with their call sites (exit 1).");
+                   "Two VPs each wait to receive from the other; the runtime detects the\n"
+                   "deadlock and reports the blocked VPs with their call sites (exit 1).");
   program::Flags& flags = app.flags();
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
 

@@ -38,11 +38,11 @@ int main(int argc, char** argv) {
   bool progress = false;
 
   program::App app("matmul",
-                "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
-                "3.1:\na divider VP cuts C = A x B into row-block pieces, one worker VP per "
-                "piece,\na singleton copy-transposes B once, and a results VP collects the "
-                "pieces.",
-                /*declares_work=*/true);
+                   "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
+                   "3.1:\na divider VP cuts C = A x B into row-block pieces, one worker VP per "
+                   "piece,\na singleton copy-transposes B once, and a results VP collects the "
+                   "pieces.",
+                   /*declares_work=*/true);
   program::Flags& flags = app.flags();
   flags.integer("size", size, 1, kMaxSize, "N, the matrices are N x N");
   flags.integer("pieces", pieces, 1, kMaxSize, "row-block pieces, one worker VP each",
@@ -60,11 +60,11 @@ int main(int argc, char** argv) {
   flags.check([&] {
     if (pieces > size) {
       throw program::FlagError("--pieces " + std::to_string(pieces) +
-                            ": more pieces than rows (--size " + std::to_string(size) + ")");
+                               ": more pieces than rows (--size " + std::to_string(size) + ")");
     }
     if (results_core >= static_cast<std::int64_t>(app.cores())) {
       throw program::FlagError("--results-core " + std::to_string(results_core) +
-                            ": must be below --cores " + std::to_string(app.cores()));
+                               ": must be below --cores " + std::to_string(app.cores()));
     }
   });
 

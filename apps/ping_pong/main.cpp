@@ -17,8 +17,8 @@ int main(int argc, char** argv) {
   bool same_core = false;
 
   program::App app("ping_pong",
-                "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
-                "time per round trip.");
+                   "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
+                   "time per round trip.");
   program::Flags& flags = app.flags();
   flags.integer("rounds", rounds, 1, 100'000'000, "round trips");
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");

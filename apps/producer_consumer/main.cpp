@@ -43,8 +43,8 @@ int main(int argc, char** argv) {
   std::int64_t items = 1000;
 
   program::App app("producer_consumer",
-                "Producers and consumers meet on a global send_of_type channel; the app\n"
-                "verifies that every item was consumed exactly once.");
+                   "Producers and consumers meet on a global send_of_type channel; the app\n"
+                   "verifies that every item was consumed exactly once.");
   program::Flags& flags = app.flags();
   flags.integer("producers", producers, 1, 256, "producer VPs");
   flags.integer("consumers", consumers, 1, 256, "consumer VPs");

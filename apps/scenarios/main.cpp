@@ -11,9 +11,9 @@ int main(int argc, char** argv) {
   std::string name;
   bool fixed = false, list = false;
   program::App app("moirai-scenarios",
-                "Runs one of the report's scenarios: a small SSR program planting one known\n"
-                "pathology of lost time (--fixed: the same work with the cause removed).",
-                /*declares_work=*/true);
+                   "Runs one of the report's scenarios: a small SSR program planting one known\n"
+                   "pathology of lost time (--fixed: the same work with the cause removed).",
+                   /*declares_work=*/true);
   program::Flags& flags = app.flags();
   flags.text("scenario", name, "NAME", "the scenario to run (--list names them)");
   flags.toggle("fixed", fixed, "run the fixed variant");

@@ -77,8 +77,8 @@ int main(int argc, char** argv) {
   std::size_t vps = 8;
 
   program::App app("singleton_demo",
-                "Many VPs race into one singleton that builds a shared table; the app shows\n"
-                "the block ran once and every VP saw the table complete.");
+                   "Many VPs race into one singleton that builds a shared table; the app shows\n"
+                   "the block ran once and every VP saw the table complete.");
   program::Flags& flags = app.flags();
   flags.integer("vps", vps, 1, 1024, "racing VPs");
 

@@ -74,10 +74,10 @@ int main(int argc, char** argv) {
   bool check = false;
 
   program::App app("vss_matmul",
-                "Multiplies two random N x N matrices with VSs tasks, the paper's section 3.1 "
-                "program as\ndataflow: a copy-transpose task, one task per row-block piece of "
-                "C = A x B and one\naccumulate task per piece, ordered by the data they declare.",
-                /*declares_work=*/true);
+                   "Multiplies two random N x N matrices with VSs tasks, the paper's section 3.1 "
+                   "program as\ndataflow: a copy-transpose task, one task per row-block piece of "
+                   "C = A x B and one\naccumulate task per piece, ordered by the data they declare.",
+                   /*declares_work=*/true);
   program::Flags& flags = app.flags();
   flags.integer("size", size, 1, kMaxSize, "N, the matrices are N x N");
   flags.integer("pieces", pieces, 1, kMaxSize, "row-block pieces, one task each",
@@ -87,7 +87,7 @@ int main(int argc, char** argv) {
   flags.check([&] {
     if (pieces > size) {
       throw program::FlagError("--pieces " + std::to_string(pieces) +
-                            ": more pieces than rows (--size " + std::to_string(size) + ")");
+                               ": more pieces than rows (--size " + std::to_string(size) + ")");
     }
   });
 
