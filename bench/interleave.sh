@@ -11,24 +11,23 @@
 #   git worktree add /tmp/old REV && cmake -S /tmp/old -B /tmp/old/build -DCMAKE_BUILD_TYPE=RelWithDebInfo &&
 #   cmake --build /tmp/old/build -j2 --target moirai_bench &&
 #   bench/interleave.sh --filter 'SsrCreateEnd|SsrPingPong' /tmp/old/build/bench/moirai_bench build/release/bench/moirai_bench
-set -euo pipefail
+source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
 
 rounds=3
 filter='SsrCreateEnd|SsrPingPong|RawFiberRoundTrip'
 binaries=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
-    --rounds) [[ $# -ge 2 && "$2" =~ ^[1-9][0-9]*$ ]] || { echo "interleave.sh: --rounds takes a positive whole number" >&2; exit 2; }
-              rounds=$2; shift 2 ;;
-    --filter) [[ $# -ge 2 ]] || { echo "interleave.sh: --filter takes a regular expression" >&2; exit 2; }
+    --rounds) bench_count --rounds "${2:-}"; rounds=$2; shift 2 ;;
+    --filter) [[ $# -ge 2 ]] || bench_fail "--filter takes a regular expression"
               filter=$2; shift 2 ;;
-    -h|--help) sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    -*) echo "interleave.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    *) [[ -x "$1" ]] || { echo "interleave.sh: '$1' is not an executable moirai_bench" >&2; exit 2; }
+    -h|--help) bench_help 14 ;;
+    -*) bench_fail "unknown option '$1' (see --help)" ;;
+    *) [[ -x "$1" ]] || bench_fail "'$1' is not an executable moirai_bench"
        binaries+=("$1"); shift ;;
   esac
 done
-[[ ${#binaries[@]} -ge 1 ]] || { echo "interleave.sh: name at least one moirai_bench binary (see --help)" >&2; exit 2; }
+[[ ${#binaries[@]} -ge 1 ]] || bench_fail "name at least one moirai_bench binary (see --help)"
 
 rows=$(mktemp)
 trap 'rm -f "$rows"' EXIT

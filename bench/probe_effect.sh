@@ -9,16 +9,12 @@
 #
 # MOIRAI_PROBE_REPETITIONS (default 5) runs per variant; the median is reported. Run it on an
 # otherwise idle machine.
-set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
 bench_start 10 "$@"
 reps=${MOIRAI_PROBE_REPETITIONS:-5}
 if [[ $build -eq 1 ]]; then
-  for preset in release no-recording; do
-    cmake --preset "$preset" >/dev/null
-    cmake --build --preset "$preset" -j "$(nproc)" --target matmul ping_pong >/dev/null
-  done
-  cmake --build --preset release -j "$(nproc)" --target moirai_cli >/dev/null
+  bench_build release matmul ping_pong moirai_cli
+  bench_build no-recording matmul ping_pong
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT

@@ -16,9 +16,7 @@
 # Run it on an otherwise idle machine: on 2 cores any other busy process distorts every row.
 # The report measures the CPU time other processes took during the run and says so when it
 # was more than 5% of the machine.
-set -euo pipefail
-
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
 invoked="bench/run_bench.sh"
 if [[ $# -gt 0 ]]; then invoked+="$(printf ' %q' "$@")"; fi
 build=1
@@ -27,19 +25,13 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --no-build) build=0; shift ;;
     --) shift; extra=("$@"); break ;;
-    -h|--help) sed -n '2,19p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "run_bench.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) bench_help 19 ;;
+    *) bench_fail "unknown argument '$1' (see --help)" ;;
   esac
 done
 
 cd "$root"
-if [[ $build -eq 1 ]]; then
-  echo "building moirai_bench (release preset)..." >&2
-  cmake --preset release >/dev/null
-  cmake --build --preset release -j2 --target moirai_bench >/dev/null
-fi
-
-build_dir="${MOIRAI_BENCH_BUILD_DIR:-$root/build/release}"
+[[ $build -eq 0 ]] || bench_build release moirai_bench
 binary="$build_dir/bench/moirai_bench"
 if [[ ! -x "$binary" ]]; then
   echo "run_bench.sh: $binary not found: build it first (drop --no-build)" >&2

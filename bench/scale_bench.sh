@@ -18,21 +18,14 @@
 # the runs; MOIRAI_SCALE_COMMANDS (default all: "stats report scg perfetto sqlite otf2") picks
 # commands. The machine is shared: the load average is printed with the table, since other work
 # on the cores inflates wall time (CPU time much less).
-set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
 bench_start 20 "$@"
-if [[ ! -x /usr/bin/time ]]; then
-  echo "scale_bench.sh: needs GNU time (/usr/bin/time, Debian package 'time')" >&2
-  exit 2
-fi
+[[ -x /usr/bin/time ]] || bench_fail "needs GNU time (/usr/bin/time, Debian package 'time')"
 reps=${MOIRAI_SCALE_REPETITIONS:-3}
 sizes=${MOIRAI_SCALE_SIZES:-"10000 100000 1000000"}
 cores=${MOIRAI_SCALE_CORES:-40}
 commands=${MOIRAI_SCALE_COMMANDS:-"stats report scg perfetto sqlite otf2"}
-if [[ $build -eq 1 ]]; then
-  cmake --preset release >/dev/null
-  cmake --build --preset release -j "$(nproc)" --target moirai_cli moirai-gen-trace >/dev/null
-fi
+[[ $build -eq 0 ]] || bench_build release moirai_cli moirai-gen-trace
 moirai=build/release/tools/moirai
 generate=build/release/tools/moirai-gen-trace
 out=$(mktemp -d)

@@ -1,18 +1,46 @@
-# Sourced by the bench scripts: `bench_start LAST_HELP_LINE "$@"` goes to the repository root and
-# reads the one optional argument they share: --no-build (sets build=0; else build=1) or --help
-# (prints the script's header comment, lines 2..LAST_HELP_LINE). `median` prints the median of
-# the numbers on its standard input.
-bench_start() {
-  local last_help_line=$1 script
-  script=$(basename "${BASH_SOURCE[1]}")
+# The opening every bench script shares, sourced as its first command:
+#   source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
+# It turns on bash's strict mode and sets `script` (the script's name, for its messages), `root`
+# (the repository) and `build_dir` (the build whose programs the scripts run: MOIRAI_BENCH_BUILD_DIR,
+# default build/release). It leaves the working directory alone, since some scripts take paths
+# relative to it; bench_start goes to the root. The functions:
+#   bench_help LAST_LINE       prints the script's header comment, lines 2..LAST_LINE; exits 0
+#   bench_fail MESSAGE         "script: MESSAGE" on stderr; exits 2 (bad arguments, nothing built)
+#   bench_count FLAG VALUE     bench_fail unless VALUE is a positive whole number
+#   bench_need FILE...         bench_fail unless each FILE is built (an executable)
+#   bench_build PRESET TARGET...  configures the CMake preset and builds its TARGETs (quietly)
+#   bench_start LAST_LINE "$@" for a script whose one optional argument is --no-build (sets
+#                              build=0; else build=1) or --help; goes to the root
+#   median                     prints the median of the numbers on its standard input
+set -euo pipefail
+script=$(basename "${BASH_SOURCE[1]}")
+root=$(cd "$(dirname "${BASH_SOURCE[1]}")/.." && pwd)
+build_dir=${MOIRAI_BENCH_BUILD_DIR:-$root/build/release}
+
+bench_help() { sed -n "2,${1}p" "$root/bench/$script" | sed 's/^# \{0,1\}//'; exit 0; }
+bench_fail() { echo "$script: $1" >&2; exit 2; }
+bench_count() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || bench_fail "$1 takes a positive whole number, not '$2'"; }
+bench_need() {
+  local file
+  for file in "$@"; do [[ -x "$file" ]] || bench_fail "$file is not built"; done
+}
+bench_build() {
+  local preset=$1
   shift
-  cd "$(dirname "${BASH_SOURCE[1]}")/.."
+  echo "building $* ($preset preset)..." >&2
+  (cd "$root" && cmake --preset "$preset" >/dev/null && cmake --build --preset "$preset" -j "$(nproc)" --target "$@" >/dev/null)
+}
+
+bench_start() {
+  local last_help_line=$1
+  shift
+  cd "$root"
   build=1
   case "${1:-}" in
     --no-build) build=0 ;;
     "") ;;
-    -h|--help) sed -n "2,${last_help_line}p" "bench/$script" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "$script: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+    -h|--help) bench_help "$last_help_line" ;;
+    *) bench_fail "unknown argument '$1' (see --help)" ;;
   esac
 }
 

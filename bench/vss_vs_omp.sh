@@ -9,21 +9,9 @@
 #   bench/vss_vs_omp.sh --no-build    run the binary already built
 #
 # Environment: MOIRAI_BENCH_REPETITIONS (default 5). Run it on an otherwise idle machine.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-build=1
-case "${1:-}" in
-  --no-build) build=0 ;;
-  "") ;;
-  -h|--help) sed -n '2,11p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; exit 0 ;;
-  *) echo "vss_vs_omp.sh: unknown argument '$1' (see --help)" >&2; exit 2 ;;
-esac
-cd "$root"
-if [[ $build -eq 1 ]]; then
-  echo "building moirai_vss_bench (release preset)..." >&2
-  cmake --preset release >/dev/null
-  cmake --build --preset release -j2 --target moirai_vss_bench >/dev/null
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
+bench_start 11 "$@"
+[[ $build -eq 0 ]] || bench_build release moirai_vss_bench
 binary="$root/build/release/bench/moirai_vss_bench"
 [[ -x "$binary" ]] || { echo "vss_vs_omp.sh: $binary not found: build it first (drop --no-build)" >&2; exit 1; }
 json="$root/build/release/bench/moirai_vss_bench.json"

@@ -1,5 +1,5 @@
 # The install rules: `cmake --install BUILD --prefix P` puts the public headers, the libraries
-# (Moirai::<name>, exported), the `moirai` tool (and moirai-calibrate when the apps are built),
+# (Moirai::<name>, exported), the `moirai` and `moirai-calibrate` tools (when the tools are built),
 # the CMake package (find_package(Moirai 0.2)) with the Find modules it needs, and moirai.pc
 # for pkg-config users into P, laid out by GNUInstallDirs.
 include(CMakePackageConfigHelpers)

@@ -4,7 +4,7 @@
 // chunk (a std::unique_ptr captured by the VP body: bodies may be move-only). Each worker sums
 // its chunk, declares the work it did (so a simulated run with --sim-work declared is exact)
 // and sends the sum to the seed with send_of_type_to. The seed checks the total against
-// n (n + 1) / 2: exit 0 when it matches, 1 when not. The standard flags come from Moirai::app:
+// n (n + 1) / 2: exit 0 when it matches, 1 when not. The standard flags come from Moirai::program:
 // --cores, --machine, --sim-work, --trace, --counters, --profile, --help (bad input: exit 2).
 #include <algorithm>
 #include <cstdint>
@@ -14,7 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -30,15 +30,15 @@ int main(int argc, char** argv) {
   std::uint64_t n = 1'000'000;
   std::uint64_t chunks = 16;
 
-  apps::App app("chunk_sum",
-                "Sums 1..N in chunks, one worker VP per chunk, and checks the total.",
-                /*declares_work=*/true);
+  program::App app("chunk_sum",
+                   "Sums 1..N in chunks, one worker VP per chunk, and checks the total.",
+                   /*declares_work=*/true);
   app.flags().integer("n", n, 1, 100'000'000, "sum the integers 1..N");
   app.flags().integer("chunks", chunks, 1, 4096, "worker VPs, one chunk each");
   app.flags().check([&] {
     if (chunks > n) {
-      throw apps::FlagError("--chunks " + std::to_string(chunks) + ": more chunks than numbers (--n " +
-                            std::to_string(n) + ")");
+      throw program::FlagError("--chunks " + std::to_string(chunks) + ": more chunks than numbers (--n " +
+                               std::to_string(n) + ")");
     }
   });
 

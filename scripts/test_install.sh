@@ -39,7 +39,7 @@ run_logged() {
 # 1. The install: headers, libraries, tools, the CMake package and moirai.pc.
 run_logged "$work/install.log" cmake --install "$build" --prefix "$prefix"
 libdir=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
-for file in include/moirai/ssr/ssr.h include/moirai/apps/app.h bin/moirai \
+for file in include/moirai/ssr/ssr.h include/moirai/program/app.h bin/moirai \
             "$libdir/cmake/Moirai/MoiraiConfig.cmake" "$libdir/cmake/Moirai/MoiraiConfigVersion.cmake" \
             "$libdir/cmake/Moirai/MoiraiTargets.cmake" "$libdir/pkgconfig/moirai.pc"; do
   [ -e "$prefix/$file" ] || fail "the install lacks $file"
@@ -121,7 +121,7 @@ cmake_minimum_required(VERSION 3.25)
 project(parent LANGUAGES CXX)
 add_subdirectory("$root" moirai)
 add_executable(matmul main.cpp)  # a user's own target of a name Moirai's apps use
-target_link_libraries(matmul PRIVATE Moirai::ssr Moirai::app)
+target_link_libraries(matmul PRIVATE Moirai::ssr Moirai::program)
 CMAKE
 echo 'int main() {}' >"$work/parent/main.cpp"
 run_logged "$work/parent.log" cmake -S "$work/parent" -B "$work/parent/build"

@@ -153,17 +153,17 @@ TEST(SweepResult, AnUnfitTraceSaysWhy) {
 
 TEST(ChildProcess, RunChildCapturesStderrAndTheExitStatus) {
   const std::string base = ::testing::TempDir() + "moirai_sweep_child_" + std::to_string(::getpid());
-  const sweep::ChildStatus status =
-      sweep::run_child({"sh", "-c", "echo out; echo one >&2; echo two >&2; exit 3"}, base + ".out", base + ".log", 0);
+  const tools::ChildStatus status =
+      tools::run_child({"sh", "-c", "echo out; echo one >&2; echo two >&2; exit 3"}, base + ".out", base + ".log", 0);
   EXPECT_TRUE(status.started);
   EXPECT_EQ(status.exit_code, 3);
   EXPECT_EQ(status.describe(), "exit 3");
-  EXPECT_EQ(sweep::last_lines(base + ".log", 1), (std::vector<std::string>{"two"}));
-  EXPECT_EQ(sweep::last_lines(base + ".out", 5), (std::vector<std::string>{"out"}));
-  const sweep::ChildStatus missing = sweep::run_child({"/nonexistent/app"}, base + ".out", base + ".log", 0);
+  EXPECT_EQ(tools::last_lines(base + ".log", 1), (std::vector<std::string>{"two"}));
+  EXPECT_EQ(tools::last_lines(base + ".out", 5), (std::vector<std::string>{"out"}));
+  const tools::ChildStatus missing = tools::run_child({"/nonexistent/app"}, base + ".out", base + ".log", 0);
   EXPECT_FALSE(missing.started);
   EXPECT_EQ(missing.describe(), "could not start: '/nonexistent/app': No such file or directory");
-  const sweep::ChildStatus slow = sweep::run_child({"sleep", "10"}, base + ".out", base + ".log", 0.1);
+  const tools::ChildStatus slow = tools::run_child({"sleep", "10"}, base + ".out", base + ".log", 0.1);
   EXPECT_TRUE(slow.timed_out);
   EXPECT_FALSE(slow.succeeded());
   EXPECT_EQ(slow.describe().rfind("timed out after 0.", 0), 0u) << slow.describe();

@@ -9,7 +9,7 @@
 #include <string>
 
 #include "cholesky.h"
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 
 namespace {
 
@@ -25,27 +25,27 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   bool check = false;
 
-  apps::App app("cholesky",
-                "Factorises a random symmetric positive definite matrix A = L L^T by tiles with "
-                "VSs tasks:\npotrf, trsm, syrk and gemm on T x T tiles of B x B doubles, ordered "
-                "by the tiles each\ntask declares it reads (in) and updates (inout).",
-                /*declares_work=*/true);
-  apps::Flags& flags = app.flags();
+  program::App app("cholesky",
+                   "Factorises a random symmetric positive definite matrix A = L L^T by tiles with "
+                   "VSs tasks:\npotrf, trsm, syrk and gemm on T x T tiles of B x B doubles, ordered "
+                   "by the tiles each\ntask declares it reads (in) and updates (inout).",
+                   /*declares_work=*/true);
+  program::Flags& flags = app.flags();
   flags.integer("tiles", tiles, 1, kMaxOrder, "T, the matrix is T x T tiles");
   flags.integer("tile-size", tile_size, 1, kMaxOrder, "B, each tile is B x B doubles");
   flags.integer("seed", seed, 0, UINT64_MAX, "seeds the random matrix");
   flags.toggle("check", check, "compare L with a sequential unblocked factorisation");
   flags.check([&] {
     if (tiles * tile_size > kMaxOrder) {
-      throw apps::FlagError("--tiles " + std::to_string(tiles) + " --tile-size " +
-                            std::to_string(tile_size) + ": the matrix would be " +
-                            std::to_string(tiles * tile_size) + " x " +
-                            std::to_string(tiles * tile_size) + ", larger than " +
-                            std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder));
+      throw program::FlagError("--tiles " + std::to_string(tiles) + " --tile-size " +
+                               std::to_string(tile_size) + ": the matrix would be " +
+                               std::to_string(tiles * tile_size) + " x " +
+                               std::to_string(tiles * tile_size) + ", larger than " +
+                               std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder));
     }
-    apps::check_task_limit("--tiles " + std::to_string(tiles), cholesky::expected_tasks(tiles).total());
+    program::check_task_limit("--tiles " + std::to_string(tiles), cholesky::expected_tasks(tiles).total());
   });
-  flags.footer("Limits: at most " + std::to_string(apps::kMaxTasksPerRun) +
+  flags.footer("Limits: at most " + std::to_string(program::kMaxTasksPerRun) +
                " tasks per run (T + T(T-1) + T(T-1)(T-2)/6 for T tiles: --tiles up to 180), a matrix\nof at most " +
                std::to_string(kMaxOrder) + " x " + std::to_string(kMaxOrder) + ".");
 

@@ -12,7 +12,7 @@
 #include <string>
 #include <utility>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -72,18 +72,18 @@ int main(int argc, char** argv) {
   std::uint64_t n = 10'000'000;
   std::uint64_t leaf = 100'000;
 
-  apps::App app("dc_sum",
-                "Sums 1..N by recursive divide and conquer over SSR VPs and checks the total\n"
-                "against N (N + 1) / 2.");
-  apps::Flags& flags = app.flags();
+  program::App app("dc_sum",
+                   "Sums 1..N by recursive divide and conquer over SSR VPs and checks the total\n"
+                   "against N (N + 1) / 2.");
+  program::Flags& flags = app.flags();
   // 4e9 keeps N (N + 1) / 2 within 64 bits.
   flags.integer("n", n, 1, 4'000'000'000, "sum the integers 1..N");
   flags.integer("leaf", leaf, 1, 4'000'000'000, "ranges up to this length are summed without splitting");
   flags.check([&] {
     if (const std::uint64_t leaves = leaf_count(n, leaf); leaves > kMaxLeaves) {
-      throw apps::FlagError("--leaf " + std::to_string(leaf) + " cuts --n " + std::to_string(n) +
-                            " into " + std::to_string(leaves) + " leaves, more than " +
-                            std::to_string(kMaxLeaves) + "; raise --leaf");
+      throw program::FlagError("--leaf " + std::to_string(leaf) + " cuts --n " + std::to_string(n) +
+                               " into " + std::to_string(leaves) + " leaves, more than " +
+                               std::to_string(kMaxLeaves) + "; raise --leaf");
     }
   });
 

@@ -11,7 +11,7 @@
 #include <cstdio>
 #include <string_view>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -30,10 +30,10 @@ void partner_then_wait(ssr::Context& ctx, ssr::VpRef main_vp) {
 int main(int argc, char** argv) {
   bool same_core = false;
 
-  apps::App app("deadlock_demo",
-                "Two VPs each wait to receive from the other; the runtime detects the\n"
-                "deadlock and reports the blocked VPs with their call sites (exit 1).");
-  apps::Flags& flags = app.flags();
+  program::App app("deadlock_demo",
+                   "Two VPs each wait to receive from the other; the runtime detects the\n"
+                   "deadlock and reports the blocked VPs with their call sites (exit 1).");
+  program::Flags& flags = app.flags();
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
 
   return app.main(argc, argv, [&] {

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "matmul.h"
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 
 namespace {
 
@@ -37,13 +37,13 @@ int main(int argc, char** argv) {
   bool check = false;
   bool progress = false;
 
-  apps::App app("matmul",
-                "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
-                "3.1:\na divider VP cuts C = A x B into row-block pieces, one worker VP per "
-                "piece,\na singleton copy-transposes B once, and a results VP collects the "
-                "pieces.",
-                /*declares_work=*/true);
-  apps::Flags& flags = app.flags();
+  program::App app("matmul",
+                   "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
+                   "3.1:\na divider VP cuts C = A x B into row-block pieces, one worker VP per "
+                   "piece,\na singleton copy-transposes B once, and a results VP collects the "
+                   "pieces.",
+                   /*declares_work=*/true);
+  program::Flags& flags = app.flags();
   flags.integer("size", size, 1, kMaxSize, "N, the matrices are N x N");
   flags.integer("pieces", pieces, 1, kMaxSize, "row-block pieces, one worker VP each",
                 "4 x cores, at most --size");
@@ -59,12 +59,12 @@ int main(int argc, char** argv) {
                "reads it live)");
   flags.check([&] {
     if (pieces > size) {
-      throw apps::FlagError("--pieces " + std::to_string(pieces) +
-                            ": more pieces than rows (--size " + std::to_string(size) + ")");
+      throw program::FlagError("--pieces " + std::to_string(pieces) +
+                               ": more pieces than rows (--size " + std::to_string(size) + ")");
     }
     if (results_core >= static_cast<std::int64_t>(app.cores())) {
-      throw apps::FlagError("--results-core " + std::to_string(results_core) +
-                            ": must be below --cores " + std::to_string(app.cores()));
+      throw program::FlagError("--results-core " + std::to_string(results_core) +
+                               ": must be below --cores " + std::to_string(app.cores()));
     }
   });
 

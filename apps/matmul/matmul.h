@@ -30,7 +30,7 @@ std::size_t piece_rows(std::size_t piece, std::size_t size, std::size_t pieces) 
 // WorkScale is the work each unit declares (ctx.charge_work), for exact runs on a simulated
 // machine with declared work: cycles of the 1 GHz default virtual clock. The defaults are
 // nanoseconds on the 2-core development VM, fitted from its real runs by
-// bench/fit_default_model.sh (docs/cost-model.md). Refitted 2026-11-26 on the Intel Xeon the VM
+// bench/sim_vs_real.sh fit (docs/cost-model.md). Refitted 2026-11-26 on the Intel Xeon the VM
 // now runs on (the AMD EPYC it was first fitted on did half the multiply-adds per ns).
 struct WorkScale {
   // The multiply kernel did 5.1 multiply-adds per ns (2.5 on the EPYC, from 1.7 to 3.3).

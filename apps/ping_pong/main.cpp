@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <cstdio>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/ssr/ssr.h"
 
 int main(int argc, char** argv) {
@@ -16,10 +16,10 @@ int main(int argc, char** argv) {
   std::int64_t rounds = 10000;
   bool same_core = false;
 
-  apps::App app("ping_pong",
-                "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
-                "time per round trip.");
-  apps::Flags& flags = app.flags();
+  program::App app("ping_pong",
+                   "Two VPs bounce a counter with send_from_to / receive_from_to and report the\n"
+                   "time per round trip.");
+  program::Flags& flags = app.flags();
   flags.integer("rounds", rounds, 1, 100'000'000, "round trips");
   flags.toggle("same-core", same_core, "pin both VPs to core 0 instead of cores 0 and 1");
 

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -42,10 +42,10 @@ int main(int argc, char** argv) {
   std::size_t consumers = 3;
   std::int64_t items = 1000;
 
-  apps::App app("producer_consumer",
-                "Producers and consumers meet on a global send_of_type channel; the app\n"
-                "verifies that every item was consumed exactly once.");
-  apps::Flags& flags = app.flags();
+  program::App app("producer_consumer",
+                   "Producers and consumers meet on a global send_of_type channel; the app\n"
+                   "verifies that every item was consumed exactly once.");
+  program::Flags& flags = app.flags();
   flags.integer("producers", producers, 1, 256, "producer VPs");
   flags.integer("consumers", consumers, 1, 256, "consumer VPs");
   flags.integer("items", items, 0, 10'000'000, "items in total, split between the producers");

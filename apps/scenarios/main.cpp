@@ -3,18 +3,18 @@
 #include <cstdio>
 #include <iostream>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "scenarios.h"
 
 int main(int argc, char** argv) {
   using namespace moirai;
   std::string name;
   bool fixed = false, list = false;
-  apps::App app("moirai-scenarios",
-                "Runs one of the report's scenarios: a small SSR program planting one known\n"
-                "pathology of lost time (--fixed: the same work with the cause removed).",
-                /*declares_work=*/true);
-  apps::Flags& flags = app.flags();
+  program::App app("moirai-scenarios",
+                   "Runs one of the report's scenarios: a small SSR program planting one known\n"
+                   "pathology of lost time (--fixed: the same work with the cause removed).",
+                   /*declares_work=*/true);
+  program::Flags& flags = app.flags();
   flags.text("scenario", name, "NAME", "the scenario to run (--list names them)");
   flags.toggle("fixed", fixed, "run the fixed variant");
   flags.toggle("list", list, "list the scenarios and exit");
@@ -27,7 +27,7 @@ int main(int argc, char** argv) {
       return 0;
     }
     const scenarios::Scenario* scenario = scenarios::find(name);
-    if (scenario == nullptr) throw apps::FlagError("--scenario: no scenario named '" + name + "' (see --list)");
+    if (scenario == nullptr) throw program::FlagError("--scenario: no scenario named '" + name + "' (see --list)");
     const scenarios::Outcome outcome = scenarios::run(*scenario, fixed ? scenarios::Variant::fixed : scenarios::Variant::planted,
                                                       app.machine(), app.observer(), !app.simulated());
     app.finish();

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/ssr/ssr.h"
 
 namespace {
@@ -76,10 +76,10 @@ void racer(ssr::Context& ctx, ssr::Singleton& build, Table& table, std::size_t i
 int main(int argc, char** argv) {
   std::size_t vps = 8;
 
-  apps::App app("singleton_demo",
-                "Many VPs race into one singleton that builds a shared table; the app shows\n"
-                "the block ran once and every VP saw the table complete.");
-  apps::Flags& flags = app.flags();
+  program::App app("singleton_demo",
+                   "Many VPs race into one singleton that builds a shared table; the app shows\n"
+                   "the block ran once and every VP saw the table complete.");
+  program::Flags& flags = app.flags();
   flags.integer("vps", vps, 1, 1024, "racing VPs");
 
   return app.main(argc, argv, [&] {

@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "matmul.h"
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 #include "moirai/vss/vss.h"
 
 namespace {
@@ -73,12 +73,12 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   bool check = false;
 
-  apps::App app("vss_matmul",
-                "Multiplies two random N x N matrices with VSs tasks, the paper's section 3.1 "
-                "program as\ndataflow: a copy-transpose task, one task per row-block piece of "
-                "C = A x B and one\naccumulate task per piece, ordered by the data they declare.",
-                /*declares_work=*/true);
-  apps::Flags& flags = app.flags();
+  program::App app("vss_matmul",
+                   "Multiplies two random N x N matrices with VSs tasks, the paper's section 3.1 "
+                   "program as\ndataflow: a copy-transpose task, one task per row-block piece of "
+                   "C = A x B and one\naccumulate task per piece, ordered by the data they declare.",
+                   /*declares_work=*/true);
+  program::Flags& flags = app.flags();
   flags.integer("size", size, 1, kMaxSize, "N, the matrices are N x N");
   flags.integer("pieces", pieces, 1, kMaxSize, "row-block pieces, one task each",
                 "4 x cores, at most --size");
@@ -86,8 +86,8 @@ int main(int argc, char** argv) {
   flags.toggle("check", check, "compare C with a plain triple-loop multiply");
   flags.check([&] {
     if (pieces > size) {
-      throw apps::FlagError("--pieces " + std::to_string(pieces) +
-                            ": more pieces than rows (--size " + std::to_string(size) + ")");
+      throw program::FlagError("--pieces " + std::to_string(pieces) +
+                               ": more pieces than rows (--size " + std::to_string(size) + ")");
     }
   });
 

@@ -44,7 +44,7 @@ CostModel CostModel::default_model() {
   // Fitted by `moirai-calibrate --fit` from real runs on the 2-core development VM (Intel Xeon,
   // KVM guest, 2.6 GHz; refitted 2026-11-26 when the VM moved off the AMD EPYC it was first fitted
   // on, and the runtime kept ended VPs as hulls): matmul, producer_consumer and the report's
-  // scenario suite, 9 runs each, as bench/fit_default_model.sh records them (docs/cost-model.md).
+  // scenario suite, 9 runs each, as bench/sim_vs_real.sh fit records them (docs/cost-model.md).
   // Ticks of a 1 GHz virtual clock, i.e. nanoseconds; each step's mean without its slowest 1 %.
   // A language adds its own handlers' costs (ssr::cost_model for SSR); `handler` is a handler's
   // typical cost, for constructs with no line of their own. A declared cycle is a nanosecond of

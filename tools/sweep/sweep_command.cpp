@@ -25,6 +25,11 @@ namespace moirai::sweep {
 
 namespace {
 
+using tools::ChildStatus;
+using tools::last_lines;
+using tools::number_text;
+using tools::run_child;
+
 constexpr double kFitPoints = 1600;    // the longest run's SCG height when no --scale is given
 constexpr std::size_t kStderrLines = 5;  // of a failed run's stderr, shown
 

@@ -13,6 +13,8 @@ namespace moirai::sweep {
 
 namespace {
 
+using tools::number_text;
+
 constexpr double kMinWidth = 480, kHeight = 300;  // the plot area, points
 constexpr double kPerValue = 48;                   // x-axis room per value, so labels do not collide
 constexpr int kTicks = 5;                      // both y axes: their grid lines coincide

@@ -10,6 +10,8 @@ namespace moirai::sweep {
 
 namespace {
 
+using tools::number_text;
+
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string quoted = "\"";

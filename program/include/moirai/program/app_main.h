@@ -5,9 +5,9 @@
 #include <functional>
 #include <string_view>
 
-#include "moirai/apps/flags.h"
+#include "moirai/program/flags.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 // available_cores is the number of cores this machine offers a run.
 std::size_t available_cores();
@@ -18,4 +18,4 @@ std::size_t available_cores();
 // proto::DeadlockError, proto::VpFailure, any other exception). No exception escapes it.
 int run_app(std::string_view app, const std::function<int()>& body) noexcept;
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

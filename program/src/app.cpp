@@ -1,12 +1,12 @@
-#include "moirai/apps/app.h"
+#include "moirai/program/app.h"
 
 #include <iostream>
 #include <new>
 #include <utility>
 
-#include "moirai/apps/app_main.h"
+#include "moirai/program/app_main.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 App::App(std::string name, std::string summary, bool declares_work)
     : flags_(std::move(name), std::move(summary)),
@@ -38,4 +38,4 @@ int App::main(int argc, const char* const* argv, const std::function<int()>& bod
   });
 }
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

@@ -1,4 +1,4 @@
-#include "moirai/apps/machine_flags.h"
+#include "moirai/program/machine_flags.h"
 
 #include <charconv>
 #include <cmath>
@@ -11,7 +11,7 @@
 #include "moirai/ssr/cost_model.h"
 #include "moirai/proto_runtime/sim_machine.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 struct MachineFlags::State {
   std::size_t* cores = nullptr;
@@ -153,4 +153,4 @@ void MachineFlags::report(std::ostream& out) const {
   out << line;
 }
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

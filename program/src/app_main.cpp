@@ -1,4 +1,4 @@
-#include "moirai/apps/app_main.h"
+#include "moirai/program/app_main.h"
 
 #include <cstdio>
 #include <exception>
@@ -9,7 +9,7 @@
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/real_machine.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 std::size_t available_cores() { return proto::RealMachine::available_cores(); }
 
@@ -64,4 +64,4 @@ int run_app(std::string_view app, const std::function<int()>& body) noexcept {
   }
 }
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

@@ -1,4 +1,4 @@
-#include "moirai/apps/recording.h"
+#include "moirai/program/recording.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -11,7 +11,7 @@
 #include "moirai/instrument/profile.h"
 #include "moirai/instrument/trace_recorder.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 namespace {
 
@@ -149,4 +149,4 @@ void Recording::finish(std::ostream& out) {
   if (sinks_->profile) sinks_->profile->print(out);
 }
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

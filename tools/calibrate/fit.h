@@ -34,7 +34,7 @@ struct FitOptions {
 proto::CostModel fit_model(const FitOptions& options, std::ostream& log);
 
 // write_model writes a model's text to `output`, or to standard output when it is empty
-// (apps::FlagError when the file cannot be written).
+// (program::FlagError when the file cannot be written).
 void write_model(const std::string& text, const std::string& output);
 
 // fit_main is `moirai-calibrate --fit TRACE... [--output FILE] [--rerun [--rerun-dir DIR]]`: the process

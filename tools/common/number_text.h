@@ -1,10 +1,10 @@
-// Numbers as text, in the printf formats the sweep's table, CSV and plot use.
+// Numbers as text, in the printf formats the sweep's table, CSV and plot and a child's run time use.
 #pragma once
 
 #include <cstdio>
 #include <string>
 
-namespace moirai::sweep {
+namespace moirai::tools {
 
 // number_text renders `value` with a printf format holding one floating-point conversion.
 inline std::string number_text(double value, const char* format) {
@@ -13,4 +13,4 @@ inline std::string number_text(double value, const char* format) {
   return text;
 }
 
-}  // namespace moirai::sweep
+}  // namespace moirai::tools

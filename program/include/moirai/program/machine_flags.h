@@ -6,10 +6,10 @@
 #include <ostream>
 #include <string>
 
-#include "moirai/apps/flags.h"
+#include "moirai/program/flags.h"
 #include "moirai/proto_runtime/machine.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 // MachineFlags declares --cores, --machine, --sim-work, --sim-factor and --cost-model on an
 // app's Flags, checks them while parsing (bad input is a FlagError: exit 2) and builds the
@@ -37,4 +37,4 @@ class MachineFlags {
   std::unique_ptr<State> state_;
 };
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

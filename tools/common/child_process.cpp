@@ -20,7 +20,7 @@
 
 extern char** environ;
 
-namespace moirai::sweep {
+namespace moirai::tools {
 
 std::string ChildStatus::describe() const {
   if (!started) return "could not start: " + error;
@@ -87,4 +87,4 @@ std::vector<std::string> last_lines(const std::string& path, std::size_t count) 
   return {lines.begin(), lines.end()};
 }
 
-}  // namespace moirai::sweep
+}  // namespace moirai::tools

@@ -17,7 +17,7 @@ class App;
 class Option;
 }  // namespace CLI
 
-namespace moirai::apps {
+namespace moirai::program {
 
 // FlagError is bad command-line input; its message names the flag and the offending value.
 class FlagError : public std::runtime_error {
@@ -127,4 +127,4 @@ void Flags::integer(std::string name, T& value, std::type_identity_t<T> min,
               [&value](std::int64_t parsed) { value = static_cast<T>(parsed); });
 }
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

@@ -1,10 +1,11 @@
-// Running one command of a sweep as a child process: no shell, output captured to files.
+// Running one command as a child process, no shell, output captured to files: a run of `moirai
+// sweep`, an old trace's command re-run by `moirai-calibrate --fit --rerun`.
 #pragma once
 
 #include <string>
 #include <vector>
 
-namespace moirai::sweep {
+namespace moirai::tools {
 
 // ChildStatus is how a child process ended.
 struct ChildStatus {
@@ -28,4 +29,4 @@ ChildStatus run_child(const std::vector<std::string>& argv, const std::string& o
 // last_lines is the last `count` lines of a text file (empty if it cannot be read).
 std::vector<std::string> last_lines(const std::string& path, std::size_t count);
 
-}  // namespace moirai::sweep
+}  // namespace moirai::tools

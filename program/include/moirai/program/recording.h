@@ -5,10 +5,10 @@
 #include <ostream>
 #include <string>
 
-#include "moirai/apps/flags.h"
+#include "moirai/program/flags.h"
 #include "moirai/instrument/runtime_observer.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 // Recording declares the recording flags on an app's Flags and, after parsing, makes the
 // observer they ask for: a trace file (--trace FILE, with PAPI counters from --counters or
@@ -38,4 +38,4 @@ class Recording {
   std::unique_ptr<Sinks> sinks_;
 };
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

@@ -17,8 +17,8 @@
 #include <vector>
 
 #include "fit.h"
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
+#include "moirai/program/app_main.h"
+#include "moirai/program/flags.h"
 #include "moirai/instrument/clock.h"
 #include "moirai/proto_runtime/cost_model.h"
 #include "moirai/proto_runtime/errors.h"
@@ -174,17 +174,17 @@ int main(int argc, char** argv) {
   }
   std::int64_t rounds = 20000;
   std::string output;
-  apps::Flags flags("moirai-calibrate",
-                    "Measures the runtime's own costs on this machine's real cores (handlers, "
-                    "assigner,\nswitch, communication, lock, wake-up) and writes them as a cost "
-                    "model for --cost-model\n(docs/cost-model.md). Times are medians, in ns: "
-                    "ticks of a 1 GHz virtual clock.\nWith --fit TRACE..., fits a machine model from "
-                    "traces of real runs instead (--fit --help).");
+  program::Flags flags("moirai-calibrate",
+                       "Measures the runtime's own costs on this machine's real cores (handlers, "
+                       "assigner,\nswitch, communication, lock, wake-up) and writes them as a cost "
+                       "model for --cost-model\n(docs/cost-model.md). Times are medians, in ns: "
+                       "ticks of a 1 GHz virtual clock.\nWith --fit TRACE..., fits a machine model from "
+                       "traces of real runs instead (--fit --help).");
   flags.integer("rounds", rounds, 100, 10'000'000, "uses of each construct");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
   flags.parse_or_exit(argc, argv);
 
-  return apps::run_app(flags.app(), [&] {
+  return program::run_app(flags.app(), [&] {
     const int n = static_cast<int>(rounds);
     Samples one;
     {

@@ -5,19 +5,19 @@
 #include <functional>
 #include <string>
 
-#include "moirai/apps/flags.h"
-#include "moirai/apps/machine_flags.h"
-#include "moirai/apps/recording.h"
+#include "moirai/program/flags.h"
+#include "moirai/program/machine_flags.h"
+#include "moirai/program/recording.h"
 #include "moirai/instrument/runtime_observer.h"
 #include "moirai/proto_runtime/machine.h"
 
-namespace moirai::apps {
+namespace moirai::program {
 
 // App declares the flags every Moirai program shares (--cores, --machine, --sim-work,
 // --sim-factor, --cost-model, --trace, --counters, --profile, --help) and runs the program's
 // body with what they chose:
 //
-//   apps::App app("hello", "Says hello from a VP.");
+//   program::App app("hello", "Says hello from a VP.");
 //   app.flags().integer("n", n, 1, 100, "how many VPs");            // the program's own flags
 //   return app.main(argc, argv, [&] {
 //     ssr::run(app.machine(), seed, {.observer = app.observer()});
@@ -65,4 +65,4 @@ class App {
   bool finished_ = false;
 };
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

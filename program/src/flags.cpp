@@ -1,4 +1,4 @@
-#include "moirai/apps/flags.h"
+#include "moirai/program/flags.h"
 
 #include <algorithm>
 #include <charconv>
@@ -10,7 +10,7 @@
 
 #include <CLI/CLI.hpp>
 
-namespace moirai::apps {
+namespace moirai::program {
 
 namespace {
 
@@ -260,4 +260,4 @@ std::string Flags::help() const {
   return cli.help();
 }
 
-}  // namespace moirai::apps
+}  // namespace moirai::program

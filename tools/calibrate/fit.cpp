@@ -15,12 +15,12 @@
 #include <string_view>
 #include <unistd.h>
 
-#include "moirai/apps/app_main.h"
-#include "moirai/apps/flags.h"
+#include "moirai/program/app_main.h"
+#include "moirai/program/flags.h"
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/cost_model.h"
 #include "moirai/trace/reader.h"
-#include "sweep/child_process.h"
+#include "child_process.h"
 
 namespace moirai::calibrate {
 
@@ -176,8 +176,8 @@ std::string command_text(const std::vector<std::string>& argv) {
 // lines of stderr.
 void run_on_sim(const std::string& path, const std::vector<std::string>& argv, const std::string& into) {
   const std::string out = into + ".out", err = into + ".err";
-  const sweep::ChildStatus status = sweep::run_child(argv, out, err, 0);
-  const std::vector<std::string> tail = sweep::last_lines(err, 3);
+  const tools::ChildStatus status = tools::run_child(argv, out, err, 0);
+  const std::vector<std::string> tail = tools::last_lines(err, 3);
   std::remove(out.c_str());
   std::remove(err.c_str());
   if (!status.succeeded()) {
@@ -696,7 +696,7 @@ void write_model(const std::string& text, const std::string& output) {
   std::ofstream out(output);
   out << text;
   out.close();
-  if (!out) throw apps::FlagError("--output: cannot write " + output);
+  if (!out) throw program::FlagError("--output: cannot write " + output);
   std::cerr << "moirai-calibrate: wrote " << output << '\n';
 }
 
@@ -704,15 +704,15 @@ int fit_main(int argc, char** argv) {
   FitOptions options;
   options.base = ssr::cost_model();
   std::string output;
-  apps::Flags flags("moirai-calibrate --fit",
-                    "Fits a machine model for --cost-model from traces of real runs of a program that declares\n"
-                    "its work (ctx.charge_work): the rate of declared work per call site, how work stretches\n"
-                    "with other busy cores, how the cores' speeds spread, and the runtime's costs the traces\n"
-                    "show (docs/cost-model.md). Usage: moirai-calibrate --fit TRACE... [--output FILE];\n"
-                    "moirai-calibrate --fit TRACE... --predict MODEL [--into DIR] records what MODEL predicts.\n"
-                    "Traces older than format 3.1 hold no declared work: with --rerun, each trace's command\n"
-                    "line is re-run on the simulated machine (from --rerun-dir) and its units paired with the\n"
-                    "real ones by VP and position. A partial trace (a killed run) is left out, said on stderr.");
+  program::Flags flags("moirai-calibrate --fit",
+                       "Fits a machine model for --cost-model from traces of real runs of a program that declares\n"
+                       "its work (ctx.charge_work): the rate of declared work per call site, how work stretches\n"
+                       "with other busy cores, how the cores' speeds spread, and the runtime's costs the traces\n"
+                       "show (docs/cost-model.md). Usage: moirai-calibrate --fit TRACE... [--output FILE];\n"
+                       "moirai-calibrate --fit TRACE... --predict MODEL [--into DIR] records what MODEL predicts.\n"
+                       "Traces older than format 3.1 hold no declared work: with --rerun, each trace's command\n"
+                       "line is re-run on the simulated machine (from --rerun-dir) and its units paired with the\n"
+                       "real ones by VP and position. A partial trace (a killed run) is left out, said on stderr.");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
   flags.toggle("rerun", options.rerun,
                "allow running the command line a trace records (old traces' declared work, --predict); each "
@@ -747,28 +747,28 @@ int fit_main(int argc, char** argv) {
     }
   }
   try {
-    const apps::Flags::Outcome outcome = flags.parse(rest);
-    if (outcome != apps::Flags::Outcome::run) {
-      std::cout << (outcome == apps::Flags::Outcome::help ? flags.help() : "moirai-calibrate (Moirai) " + apps::version() + "\n")
+    const program::Flags::Outcome outcome = flags.parse(rest);
+    if (outcome != program::Flags::Outcome::run) {
+      std::cout << (outcome == program::Flags::Outcome::help ? flags.help() : "moirai-calibrate (Moirai) " + program::version() + "\n")
                 << std::flush;
       return std::cout ? 0 : 1;
     }
-    if (options.traces.empty()) throw apps::FlagError("--fit: name at least one trace of a real run");
+    if (options.traces.empty()) throw program::FlagError("--fit: name at least one trace of a real run");
     if (statistic != "mean" && statistic != "median") {
-      throw apps::FlagError("--step-cost: '" + statistic + "' is neither mean nor median");
+      throw program::FlagError("--step-cost: '" + statistic + "' is neither mean nor median");
     }
     options.step_statistic = statistic == "mean" ? FitOptions::Statistic::mean : FitOptions::Statistic::median;
     for (const std::string& path : options.traces) {
       std::error_code ignored;
       if (!output.empty() && fs::equivalent(output, path, ignored)) {
-        throw apps::FlagError("--output " + output + ": that is the input trace " + path + "; writing it would destroy it");
+        throw program::FlagError("--output " + output + ": that is the input trace " + path + "; writing it would destroy it");
       }
     }
-  } catch (const apps::FlagError& error) {
+  } catch (const program::FlagError& error) {
     std::cerr << flags.app() << ": error: " << error.what() << '\n' << flags.usage() << '\n';
     return 2;
   }
-  return apps::run_app("moirai-calibrate --fit", [&] {
+  return program::run_app("moirai-calibrate --fit", [&] {
     proto::CostModel model;
     try {
       if (!predict_with.empty()) {
@@ -778,9 +778,9 @@ int fit_main(int argc, char** argv) {
       }
       model = fit_model(options, std::cerr);
     } catch (const trace::TraceError& error) {
-      throw apps::FlagError(std::string("--fit: ") + error.what());
+      throw program::FlagError(std::string("--fit: ") + error.what());
     } catch (const std::runtime_error& error) {
-      throw apps::FlagError(std::string("--fit: ") + error.what());
+      throw program::FlagError(std::string("--fit: ") + error.what());
     }
     std::string text = "# fitted by moirai-calibrate --fit from";
     for (const std::string& path : options.traces) text += " " + fs::path(path).filename().string();
