@@ -11,11 +11,15 @@
 
 #include "locality_assigner.h"
 #include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/vss/context.h"
 #include "moirai/vss/detail/requests.h"
 #include "task.h"
 
 namespace moirai::vss {
+
+// language_table is VSs as data: its construct table and its default costs (cost_model).
+const proto::LanguageTable& language_table();
 
 // VssLanguage implements every VSs construct as a request handler. A task's record (its
 // meta-unit) is made by the submit handler; its VP is created only once its last dependence is
@@ -28,23 +32,18 @@ namespace moirai::vss {
 class VssLanguage final : public proto::LanguagePlugin {
  public:
   explicit VssLanguage(std::size_t core_count)
-      : core_count_(core_count), assigner_(core_count), unstarted_pinned_(core_count),
-        window_(2 * core_count + 2) {}
+      : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
+        unstarted_pinned_(core_count), window_(2 * core_count + 2) {}
   ~VssLanguage() override;
 
-  std::string_view name() const override { return "VSs"; }
   void vp_created(proto::VirtualProcessor& vp) override;
-  ConstructKind construct_count() const override { return detail::kConstructCount; }
-  std::string_view construct_name(ConstructKind kind) const override;
-  ConstructRole construct_role(ConstructKind kind) const override;
-  std::string_view construct_colour(ConstructKind kind) const override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return assigner_; }
 
-  // seed makes the seed task's record and returns the function its VP animates; the next VP
-  // the runtime creates is that seed's.
-  proto::VpFunction seed(TaskBody body, std::string name, CallSite where);
+  // seed makes the seed task's record (named options.seed_name, submitted at `where`) and returns
+  // the function its VP animates (proto::run); the next VP the runtime creates is that seed's.
+  proto::VpFunction seed(TaskBody body, const proto::RunOptions& options, const CallSite& where);
 
  private:
   using Task = detail::Task;
