@@ -27,7 +27,7 @@ struct LanguageTable {
   LanguageTable(std::string name, std::initializer_list<ConstructRow> rows,
                 CostModel costs = CostModel::default_model());
 
-  std::string name;                       // display name ("SSR")
+  std::string name;                       // display name: the trace's `language`
   std::vector<ConstructInfo> constructs;  // by kind
   // costs is the language's default model on a simulated machine: CostModel::default_model()
   // with the costs of its constructs' handlers (and of the communication after them) by name.
