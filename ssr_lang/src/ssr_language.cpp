@@ -45,9 +45,35 @@ const std::string& channel_name(const detail::MessageTypeBase* channel) {
   return channel->name();
 }
 
+// language_table is SSR as data: its construct table and its default costs (cost_model).
+const proto::LanguageTable& language_table() {
+  // What each construct is called, does to scheduling and is drawn with, by kind. The views read
+  // all three from the trace; the colours are the paper's SCG colours.
+  static const proto::LanguageTable table(
+      "SSR",
+      {
+          {proto::kEndVp, {"end_vp", ConstructRole::end, ""}},
+          {detail::kCreateVp, {"create_vp", ConstructRole::create, "red"}},
+          {detail::kSendFromTo, {"send_from_to", ConstructRole::send, "blue"}},
+          {detail::kReceiveFromTo, {"receive_from_to", ConstructRole::receive, "skyblue"}},
+          {detail::kSendOfTypeTo, {"send_of_type_to", ConstructRole::send, "green3"}},
+          {detail::kReceiveOfTypeTo, {"receive_of_type_to", ConstructRole::receive, "palegreen"}},
+          {detail::kSendOfType, {"send_of_type", ConstructRole::send, "purple"}},
+          {detail::kReceiveOfType, {"receive_of_type", ConstructRole::receive, "plum"}},
+          {detail::kSingletonEnter, {"singleton", ConstructRole::exclusive, "orange"}},
+          {detail::kSingletonDone, {"singleton end", ConstructRole::exclusive_end, "orange"}},
+      },
+      cost_model());
+  return table;
+}
+
 }  // namespace
 
 std::atomic<std::uint64_t> SsrLanguage::runs_{0};
+
+SsrLanguage::SsrLanguage(std::size_t core_count)
+    : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
+      run_id_(++runs_) {}
 
 SsrLanguage::~SsrLanguage() {
   // VPs unwound after a deadlock or failure never reach their end handler.
@@ -84,26 +110,6 @@ proto::VpFunction SsrLanguage::wrap(VpBody body) const {
   };
 }
 
-const proto::LanguageTable& language_table() {
-  // What each construct is called, does to scheduling and is drawn with, by kind. The views read
-  // all three from the trace; the colours are the paper's SCG colours.
-  static const proto::LanguageTable table(
-      "SSR",
-      {
-          {proto::kEndVp, {"end_vp", ConstructRole::end, ""}},
-          {detail::kCreateVp, {"create_vp", ConstructRole::create, "red"}},
-          {detail::kSendFromTo, {"send_from_to", ConstructRole::send, "blue"}},
-          {detail::kReceiveFromTo, {"receive_from_to", ConstructRole::receive, "skyblue"}},
-          {detail::kSendOfTypeTo, {"send_of_type_to", ConstructRole::send, "green3"}},
-          {detail::kReceiveOfTypeTo, {"receive_of_type_to", ConstructRole::receive, "palegreen"}},
-          {detail::kSendOfType, {"send_of_type", ConstructRole::send, "purple"}},
-          {detail::kReceiveOfType, {"receive_of_type", ConstructRole::receive, "plum"}},
-          {detail::kSingletonEnter, {"singleton", ConstructRole::exclusive, "orange"}},
-          {detail::kSingletonDone, {"singleton end", ConstructRole::exclusive_end, "orange"}},
-      },
-      cost_model());
-  return table;
-}
 
 void SsrLanguage::handle(Request& request, RuntimeServices& services) {
   switch (request.kind) {

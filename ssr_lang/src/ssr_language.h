@@ -18,18 +18,13 @@
 
 namespace moirai::ssr {
 
-// language_table is SSR as data: its construct table and its default costs (cost_model).
-const proto::LanguageTable& language_table();
-
 // SsrLanguage implements every SSR construct as a request handler. Messages wait in their
 // sender's frame until matched; a match moves the value into the receiver's slot while both
 // VPs are suspended, then makes both ready (rendezvous). All state is touched under the
 // runtime lock only.
 class SsrLanguage final : public proto::LanguagePlugin {
  public:
-  explicit SsrLanguage(std::size_t core_count)
-      : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
-        run_id_(++runs_) {}
+  explicit SsrLanguage(std::size_t core_count);
   ~SsrLanguage() override;
 
   void vp_created(proto::VirtualProcessor& vp) override;

@@ -63,7 +63,32 @@ void erase_one(std::vector<T*>& list, const T* item) {
   list.pop_back();
 }
 
+// language_table is VSs as data: its construct table and its default costs (cost_model).
+const proto::LanguageTable& language_table() {
+  // The dependence kinds are never requested: they name the constraints a task's end records on
+  // its successors. No colour is one of SSR's (red, blue, green3, purple, orange): a view of
+  // either language reads alike.
+  static const proto::LanguageTable table(
+      "VSs",
+      {
+          {proto::kEndVp, {"end", ConstructRole::end, "gray50"}},
+          {detail::kSubmit, {"submit", ConstructRole::create, "darkgoldenrod"}},
+          {detail::kDepRaw, {"dep RAW", ConstructRole::dependence, "darkcyan"}},
+          {detail::kDepWar, {"dep WAR", ConstructRole::dependence, "deeppink3"}},
+          {detail::kDepWaw, {"dep WAW", ConstructRole::dependence, "olivedrab"}},
+          {detail::kTaskwait, {"taskwait", ConstructRole::wait, "slategray4"}},
+          {detail::kTaskwaitOn, {"taskwait_on", ConstructRole::wait, "sienna"}},
+          {detail::kRegisterBlocks, {"register_blocks", ConstructRole::other, ""}},
+      },
+      cost_model());
+  return table;
+}
+
 }  // namespace
+
+VssLanguage::VssLanguage(std::size_t core_count)
+    : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
+      unstarted_pinned_(core_count), window_(2 * core_count + 2) {}
 
 VssLanguage::~VssLanguage() {
   // Tasks of a stopped run (deadlock, exception) never reached their end.
@@ -139,25 +164,6 @@ proto::VpFunction VssLanguage::seed(TaskBody body, const proto::RunOptions& opti
   return wrap(*root);
 }
 
-const proto::LanguageTable& language_table() {
-  // The dependence kinds are never requested: they name the constraints a task's end records on
-  // its successors. No colour is one of SSR's (red, blue, green3, purple, orange): a view of
-  // either language reads alike.
-  static const proto::LanguageTable table(
-      "VSs",
-      {
-          {proto::kEndVp, {"end", ConstructRole::end, "gray50"}},
-          {detail::kSubmit, {"submit", ConstructRole::create, "darkgoldenrod"}},
-          {detail::kDepRaw, {"dep RAW", ConstructRole::dependence, "darkcyan"}},
-          {detail::kDepWar, {"dep WAR", ConstructRole::dependence, "deeppink3"}},
-          {detail::kDepWaw, {"dep WAW", ConstructRole::dependence, "olivedrab"}},
-          {detail::kTaskwait, {"taskwait", ConstructRole::wait, "slategray4"}},
-          {detail::kTaskwaitOn, {"taskwait_on", ConstructRole::wait, "sienna"}},
-          {detail::kRegisterBlocks, {"register_blocks", ConstructRole::other, ""}},
-      },
-      cost_model());
-  return table;
-}
 
 void VssLanguage::handle(Request& request, RuntimeServices& services) {
   switch (request.kind) {

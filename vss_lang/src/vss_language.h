@@ -18,9 +18,6 @@
 
 namespace moirai::vss {
 
-// language_table is VSs as data: its construct table and its default costs (cost_model).
-const proto::LanguageTable& language_table();
-
 // VssLanguage implements every VSs construct as a request handler. A task's record (its
 // meta-unit) is made by the submit handler; its VP is created only once its last dependence is
 // satisfied, by a handler, and no sooner than the assigner's queues have room: a few VPs per
@@ -31,9 +28,7 @@ const proto::LanguageTable& language_table();
 // constraint and frees those waiting on it. All state is touched under the runtime lock.
 class VssLanguage final : public proto::LanguagePlugin {
  public:
-  explicit VssLanguage(std::size_t core_count)
-      : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
-        unstarted_pinned_(core_count), window_(2 * core_count + 2) {}
+  explicit VssLanguage(std::size_t core_count);
   ~VssLanguage() override;
 
   void vp_created(proto::VirtualProcessor& vp) override;
