@@ -26,3 +26,13 @@ function(moirai_public_library target name)
   endif()
   set_property(GLOBAL APPEND PROPERTY MOIRAI_PUBLIC_TARGETS ${target})
 endfunction()
+
+# moirai_language(<name> <source>...): a language on the proto-runtime, the library moirai_<name>
+# (Moirai::<name> and moirai::<name>) of its constructs, request handlers and assigner, built
+# from <source>... over the proto-runtime (docs/adding-a-language.md).
+function(moirai_language name)
+  add_library(moirai_${name} ${ARGN})
+  add_library(moirai::${name} ALIAS moirai_${name})
+  moirai_public_library(moirai_${name} ${name})
+  target_link_libraries(moirai_${name} PUBLIC moirai::proto_runtime)
+endfunction()

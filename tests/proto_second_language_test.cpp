@@ -6,13 +6,17 @@
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <source_location>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "moirai/proto_runtime/errors.h"
+#include "moirai/proto_runtime/language_table.h"
 #include "moirai/proto_runtime/real_machine.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/proto_runtime/runtime.h"
+#include "moirai/proto_runtime/sim_machine.h"
 #include "support/fork_join.h"
 #include "support/test_support.h"
 
@@ -189,6 +193,54 @@ TEST_P(ForkJoinLanguage, ARuntimeRunsOnce) {
 }
 
 MOIRAI_INSTANTIATE_CORE_COUNTS(ForkJoinLanguage);
+
+// The language kit: proto::run makes the language for the machine's cores, turns the program's
+// first body into its seed VP and runs it, as ssr::run and vss::run do for their languages
+// (docs/adding-a-language.md).
+TEST(ForkJoinKit, ProtoRunMakesTheLanguageAndRunsItsSeed) {
+  proto::SimMachine machine(proto::SimConfig{});
+  int children = 0;
+  const proto::RunStats stats = proto::run<fj::ForkJoin>(
+      machine,
+      [&](VirtualProcessor& self) {
+        for (int i = 0; i < 3; ++i) fj::fork(self, [&](VirtualProcessor&) { ++children; });
+        fj::join(self);
+      },
+      proto::RunOptions{.seed_name = "seed"}, CallSite::from(std::source_location::current()));
+  EXPECT_EQ(children, 3);
+  EXPECT_EQ(stats.vps_created, 4u);
+}
+
+// A simulated machine asked to (SimConfig::language_costs, as a program's --machine sim:N is)
+// prices a construct its model has no line for by the language's table: fork/join's fork
+// handler costs 900 ticks there, the generic handler otherwise. One core: every cost adds up.
+TEST(ForkJoinKit, ASimulatedMachinePricesConstructsByTheLanguagesTable) {
+  const auto makespan = [](bool language_costs) {
+    proto::SimConfig config;
+    config.language_costs = language_costs;
+    proto::SimMachine machine(config);
+    proto::run<fj::ForkJoin>(
+        machine,
+        [](VirtualProcessor& self) {
+          fj::fork(self, [](VirtualProcessor&) {});
+          fj::join(self);
+        },
+        {}, CallSite::from(std::source_location::current()));
+    return machine.makespan();
+  };
+  EXPECT_EQ(makespan(true) - makespan(false), 900 - proto::CostModel::default_model().handler);
+}
+
+// A table is written in kind order; a row out of place is refused, naming it.
+TEST(ForkJoinKit, ARowOutOfKindOrderIsRefused) {
+  try {
+    const proto::LanguageTable table("mixed-up", {{proto::kEndVp, {"end", ConstructRole::end, ""}},
+                                                  {fj::kJoin, {"join", ConstructRole::wait, ""}}});
+    ADD_FAILURE() << "the table was accepted";
+  } catch (const std::logic_error& error) {
+    EXPECT_STREQ(error.what(), "mixed-up's construct table lists 'join' (kind 2) at kind 1");
+  }
+}
 
 }  // namespace
 }  // namespace moirai::test

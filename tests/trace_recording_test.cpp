@@ -12,6 +12,7 @@
 #include <iterator>
 #include <map>
 #include <random>
+#include <source_location>
 #include <string>
 #include <thread>
 #include <vector>
@@ -19,6 +20,7 @@
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/ssr/ssr.h"
+#include "support/fork_join.h"
 #include "support/test_support.h"
 #include "moirai/trace/builder.h"
 #include "moirai/trace/reader.h"
@@ -479,15 +481,15 @@ TEST(TraceStopSignals, CatchesOnlyDefaultActionsAndGivesThemBack) {
 }  // namespace
 
 // The views find constructs by role: an SSR run records each construct's name, role and colour
-// as SSR's table says, and a trace of format 2 (names only) reads with the same roles.
+// as SSR's table says, which is what the reader's table gives a trace of format 2 (names only).
 TEST(TraceConstructRoles, AnSsrRunRecordsItsConstructTable) {
   const Recorded run = record(kSimulatedCores);
   const trace::Trace& t = run.trace;
-  ASSERT_EQ(t.constructs.size(), trace::kSsrConstructs.size());
-  for (std::size_t kind = 0; kind < trace::kSsrConstructs.size(); ++kind) {
-    EXPECT_EQ(t.constructs[kind], trace::kSsrConstructs[kind].name) << kind;
-    EXPECT_EQ(t.construct_roles[kind], trace::kSsrConstructs[kind].role) << kind;
-    EXPECT_EQ(t.construct_colours[kind], trace::kSsrConstructs[kind].colour) << kind;
+  ASSERT_EQ(t.constructs.size(), trace::kFormat2SsrConstructs.size());
+  for (std::size_t kind = 0; kind < trace::kFormat2SsrConstructs.size(); ++kind) {
+    EXPECT_EQ(t.constructs[kind], trace::kFormat2SsrConstructs[kind].name) << kind;
+    EXPECT_EQ(t.construct_roles[kind], trace::kFormat2SsrConstructs[kind].role) << kind;
+    EXPECT_EQ(t.construct_colours[kind], trace::kFormat2SsrConstructs[kind].colour) << kind;
   }
   EXPECT_EQ(t.constructs_of(ConstructRole::create), (std::vector<std::uint32_t>{1}));
   EXPECT_EQ(t.constructs_of(ConstructRole::exclusive_end), (std::vector<std::uint32_t>{9}));
@@ -501,11 +503,46 @@ TEST(TraceConstructRoles, AFormatTwoSsrTraceGetsSsrsRoles) {
   ASSERT_EQ(header.version_major, 2) << "the fixture is meant to predate construct roles";
   const trace::Trace t = trace::read_trace(path);
   EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{2, header.version_minor}));
-  ASSERT_EQ(t.constructs.size(), trace::kSsrConstructs.size());
-  for (std::size_t kind = 0; kind < trace::kSsrConstructs.size(); ++kind) {
-    EXPECT_EQ(t.construct_roles[kind], trace::kSsrConstructs[kind].role) << t.constructs[kind];
-    EXPECT_EQ(t.construct_colours[kind], trace::kSsrConstructs[kind].colour) << t.constructs[kind];
+  ASSERT_EQ(t.constructs.size(), trace::kFormat2SsrConstructs.size());
+  for (std::size_t kind = 0; kind < trace::kFormat2SsrConstructs.size(); ++kind) {
+    EXPECT_EQ(t.construct_roles[kind], trace::kFormat2SsrConstructs[kind].role) << t.constructs[kind];
+    EXPECT_EQ(t.construct_colours[kind], trace::kFormat2SsrConstructs[kind].colour) << t.constructs[kind];
   }
+}
+
+// A language of the kit records as SSR does, with nothing in the recorder or the reader for
+// it: the test-only fork/join's table reaches the trace, and its constraints read back under
+// its names (docs/adding-a-language.md).
+TEST(TraceConstructRoles, ALanguageOfTheKitRecordsItsTable) {
+  const std::string path = temp_path("fork_join");
+  {
+    instrument::TraceRecorder recorder({path, {}, "fork_join", 4096});
+    proto::SimMachine machine(proto::SimConfig{.topology = {1, 2}});
+    proto::run<test::fj::ForkJoin>(
+        machine,
+        [](proto::VirtualProcessor& self) {
+          // Each child works long enough (declared) that the join waits for the last of them.
+          for (int i = 0; i < 3; ++i) {
+            test::fj::fork(self, [](proto::VirtualProcessor& child) { child.charge_work(1'000'000); });
+          }
+          test::fj::join(self);
+        },
+        {.observer = &recorder}, CallSite::from(std::source_location::current()));
+    EXPECT_EQ(recorder.finish().dropped, 0u);
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(t.metadata.at("language"), "fork/join");
+  const proto::LanguageTable& table = test::fj::language_table();
+  ASSERT_EQ(t.constructs.size(), table.constructs.size());
+  for (std::size_t kind = 0; kind < table.constructs.size(); ++kind) {
+    EXPECT_EQ(t.constructs[kind], table.constructs[kind].name) << kind;
+    EXPECT_EQ(t.construct_roles[kind], table.constructs[kind].role) << kind;
+    EXPECT_EQ(t.construct_colours[kind], table.constructs[kind].colour) << kind;
+  }
+  std::map<std::string, int> by_name;
+  for (const trace::ConstraintRecord& c : t.constraints) ++by_name[t.construct_name(c.construct)];
+  EXPECT_EQ(by_name, (std::map<std::string, int>{{"fork", 3}, {"join", 1}}));
 }
 
 TEST(TraceConstructRoles, AnotherLanguagesConstructsKeepTheirOwnRoles) {

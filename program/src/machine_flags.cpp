@@ -8,7 +8,6 @@
 
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/real_machine.h"
-#include "moirai/ssr/cost_model.h"
 #include "moirai/proto_runtime/sim_machine.h"
 
 namespace moirai::program {
@@ -88,8 +87,10 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
       *s.cores = s.cores_given != 0 ? s.cores_given : real;
       return;
     }
+    // The program's language prices its own constructs (LanguageTable::costs) where a
+    // --cost-model file names none.
     proto::SimConfig config;
-    config.costs = ssr::cost_model();
+    config.language_costs = true;
     try {
       config.topology = proto::SimTopology::parse(s.spec);
     } catch (const proto::ConfigError& error) {
@@ -112,7 +113,7 @@ MachineFlags::MachineFlags(Flags& flags, std::size_t& cores, bool declares_work)
     config.factor = parse_factor(s.factor_text);
     if (!s.cost_model.empty()) {
       try {
-        config.costs = proto::CostModel::load(s.cost_model, ssr::cost_model());
+        config.costs = proto::CostModel::load(s.cost_model);
       } catch (const proto::ConfigError& error) {
         throw FlagError(std::string("--cost-model: ") + error.what());
       }

@@ -46,7 +46,7 @@ CostModel CostModel::default_model() {
   // on, and the runtime kept ended VPs as hulls): matmul, producer_consumer and the report's
   // scenario suite, 9 runs each, as bench/sim_vs_real.sh fit records them (docs/cost-model.md).
   // Ticks of a 1 GHz virtual clock, i.e. nanoseconds; each step's mean without its slowest 1 %.
-  // A language adds its own handlers' costs (ssr::cost_model for SSR); `handler` is a handler's
+  // A language adds its own handlers' costs (LanguageTable::costs); `handler` is a handler's
   // typical cost, for constructs with no line of their own. A declared cycle is a nanosecond of
   // this VM's work.
   return CostModel{.clock_hz = 1e9, .switch_ticks = 24, .communication = 150, .communications = {}, .lock = 1,

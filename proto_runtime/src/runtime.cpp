@@ -672,13 +672,9 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   Impl& rt = *impl_;
   if (rt.ran) throw std::logic_error("Runtime::run called twice: a Runtime runs once");
   rt.ran = true;
+  rt.machine.use_language_costs(rt.language.table().costs);
   if (kRecording && rt.observer) {
-    std::vector<ConstructInfo> constructs;
-    for (ConstructKind kind = 0; kind < rt.language.construct_count(); ++kind) {
-      constructs.push_back(ConstructInfo{std::string(rt.language.construct_name(kind)), rt.language.construct_role(kind),
-                                         std::string(rt.language.construct_colour(kind))});
-    }
-    rt.observer->run_start(std::string(rt.language.name()), constructs, rt.core_count);
+    rt.observer->run_start(rt.language.table().name, rt.language.table().constructs, rt.core_count);
   }
   rt.lock.lock();
   try {

@@ -566,6 +566,13 @@ void SimMachine::charge_work(CoreId core, std::uint64_t ticks) noexcept {
   charged = ticks > UINT64_MAX - charged ? UINT64_MAX : charged + ticks;
 }
 
+void SimMachine::use_language_costs(const CostModel& costs) {
+  if (!impl_->config.language_costs) return;
+  CostModel& own = impl_->config.costs;
+  for (const auto& [construct, ticks] : costs.handlers) own.handlers.try_emplace(construct, ticks);
+  for (const auto& [construct, ticks] : costs.communications) own.communications.try_emplace(construct, ticks);
+}
+
 void SimMachine::notify_work(CoreId core) {
   Impl& sim = *impl_;
   if (!sim.driving) return;

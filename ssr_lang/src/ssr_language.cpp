@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <iterator>
 #include <cstdlib>
 #include <memory>
 #include <string>
@@ -12,6 +11,8 @@
 
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/virtual_processor.h"
+#include "moirai/ssr/cost_model.h"
+#include "moirai/ssr/run.h"
 
 namespace moirai::ssr {
 
@@ -44,9 +45,35 @@ const std::string& channel_name(const detail::MessageTypeBase* channel) {
   return channel->name();
 }
 
+// language_table is SSR as data: its construct table and its default costs (cost_model).
+const proto::LanguageTable& language_table() {
+  // What each construct is called, does to scheduling and is drawn with, by kind. The views read
+  // all three from the trace; the colours are the paper's SCG colours.
+  static const proto::LanguageTable table(
+      "SSR",
+      {
+          {proto::kEndVp, {"end_vp", ConstructRole::end, ""}},
+          {detail::kCreateVp, {"create_vp", ConstructRole::create, "red"}},
+          {detail::kSendFromTo, {"send_from_to", ConstructRole::send, "blue"}},
+          {detail::kReceiveFromTo, {"receive_from_to", ConstructRole::receive, "skyblue"}},
+          {detail::kSendOfTypeTo, {"send_of_type_to", ConstructRole::send, "green3"}},
+          {detail::kReceiveOfTypeTo, {"receive_of_type_to", ConstructRole::receive, "palegreen"}},
+          {detail::kSendOfType, {"send_of_type", ConstructRole::send, "purple"}},
+          {detail::kReceiveOfType, {"receive_of_type", ConstructRole::receive, "plum"}},
+          {detail::kSingletonEnter, {"singleton", ConstructRole::exclusive, "orange"}},
+          {detail::kSingletonDone, {"singleton end", ConstructRole::exclusive_end, "orange"}},
+      },
+      cost_model());
+  return table;
+}
+
 }  // namespace
 
 std::atomic<std::uint64_t> SsrLanguage::runs_{0};
+
+SsrLanguage::SsrLanguage(std::size_t core_count)
+    : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
+      run_id_(++runs_) {}
 
 SsrLanguage::~SsrLanguage() {
   // VPs unwound after a deadlock or failure never reach their end handler.
@@ -83,50 +110,6 @@ proto::VpFunction SsrLanguage::wrap(VpBody body) const {
   };
 }
 
-namespace {
-
-// What each construct is called, does to scheduling and is drawn with, by kind. The views read
-// all three from the trace; the colours are the paper's SCG colours.
-struct ConstructEntry {
-  ConstructKind kind;
-  std::string_view name;
-  ConstructRole role;
-  std::string_view colour;
-};
-constexpr ConstructEntry kConstructs[] = {
-    {proto::kEndVp, "end_vp", ConstructRole::end, ""},
-    {detail::kCreateVp, "create_vp", ConstructRole::create, "red"},
-    {detail::kSendFromTo, "send_from_to", ConstructRole::send, "blue"},
-    {detail::kReceiveFromTo, "receive_from_to", ConstructRole::receive, "skyblue"},
-    {detail::kSendOfTypeTo, "send_of_type_to", ConstructRole::send, "green3"},
-    {detail::kReceiveOfTypeTo, "receive_of_type_to", ConstructRole::receive, "palegreen"},
-    {detail::kSendOfType, "send_of_type", ConstructRole::send, "purple"},
-    {detail::kReceiveOfType, "receive_of_type", ConstructRole::receive, "plum"},
-    {detail::kSingletonEnter, "singleton", ConstructRole::exclusive, "orange"},
-    {detail::kSingletonDone, "singleton end", ConstructRole::exclusive_end, "orange"},
-};
-static_assert(std::size(kConstructs) == detail::kConstructCount);
-
-const ConstructEntry* entry_of(ConstructKind kind) {
-  return kind < std::size(kConstructs) && kConstructs[kind].kind == kind ? &kConstructs[kind] : nullptr;
-}
-
-}  // namespace
-
-std::string_view SsrLanguage::construct_name(ConstructKind kind) const {
-  const ConstructEntry* entry = entry_of(kind);
-  return entry != nullptr ? entry->name : "unknown construct";
-}
-
-ConstructRole SsrLanguage::construct_role(ConstructKind kind) const {
-  const ConstructEntry* entry = entry_of(kind);
-  return entry != nullptr ? entry->role : ConstructRole::other;
-}
-
-std::string_view SsrLanguage::construct_colour(ConstructKind kind) const {
-  const ConstructEntry* entry = entry_of(kind);
-  return entry != nullptr ? entry->colour : std::string_view{};
-}
 
 void SsrLanguage::handle(Request& request, RuntimeServices& services) {
   switch (request.kind) {
@@ -418,6 +401,14 @@ std::string SsrLanguage::describe_wait(const Request& request) const {
     }
     default: return {};
   }
+}
+
+// The typed entry points (run.h): the proto-runtime's run, with SsrLanguage as the language.
+proto::RunStats run(proto::Machine& machine, VpBody seed, const RunOptions& options, std::source_location where) {
+  return proto::run<SsrLanguage>(machine, std::move(seed), options, CallSite::from(where));
+}
+proto::RunStats run(VpBody seed, const RunOptions& options, std::source_location where) {
+  return proto::run<SsrLanguage>(std::move(seed), options, CallSite::from(where));
 }
 
 }  // namespace moirai::ssr

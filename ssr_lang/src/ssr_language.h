@@ -12,6 +12,7 @@
 
 #include "fifo_assigner.h"
 #include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/ssr/context.h"
 #include "moirai/ssr/detail/requests.h"
 
@@ -23,24 +24,23 @@ namespace moirai::ssr {
 // runtime lock only.
 class SsrLanguage final : public proto::LanguagePlugin {
  public:
-  explicit SsrLanguage(std::size_t core_count)
-      : core_count_(core_count), assigner_(core_count), run_id_(++runs_) {}
+  explicit SsrLanguage(std::size_t core_count);
   ~SsrLanguage() override;
 
-  std::string_view name() const override { return "SSR"; }
   void vp_created(proto::VirtualProcessor& vp) override;
-  ConstructKind construct_count() const override { return detail::kConstructCount; }
-  std::string_view construct_name(ConstructKind kind) const override;
-  ConstructRole construct_role(ConstructKind kind) const override;
-  std::string_view construct_colour(ConstructKind kind) const override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return assigner_; }
 
+  // seed turns the program's first body into the function its VP animates (proto::run).
+  proto::VpFunction seed(VpBody body, const proto::RunOptions& /*options*/, const CallSite& /*where*/) const {
+    return wrap(std::move(body));
+  }
+
+ private:
   // wrap turns an SSR body into the function a VP animates.
   proto::VpFunction wrap(VpBody body) const;
 
- private:
   // Mailbox holds unmatched typed sends and receives: one per (receiver, type) for
   // send_of_type_to, one per type for the global send_of_type channels.
   struct Mailbox {

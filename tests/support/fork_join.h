@@ -15,7 +15,9 @@
 
 #include "moirai/proto_runtime/assigner.h"
 #include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/proto_runtime/language_table.h"
 #include "moirai/proto_runtime/request.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/proto_runtime/runtime_services.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 
@@ -64,21 +66,38 @@ inline void park(proto::VirtualProcessor& self,
   simple(self, kPark, where);
 }
 
+// language_table is fork/join as data: its constructs by kind, what each does to scheduling, the
+// colour of its lines, and its default costs on a simulated machine (a fork's handler is dearer).
+inline const proto::LanguageTable& language_table() {
+  static const proto::LanguageTable fork_join(
+      "fork/join",
+      {
+          {proto::kEndVp, {"end", ConstructRole::end, ""}},
+          {kFork, {"fork", ConstructRole::create, "red"}},
+          {kJoin, {"join", ConstructRole::wait, "blue"}},
+          {kPark, {"park", ConstructRole::other, ""}},
+          {kRefuse, {"refuse", ConstructRole::other, ""}},
+          {kBroken, {"broken", ConstructRole::other, ""}},
+      },
+      [] {
+        proto::CostModel costs = proto::CostModel::default_model();
+        costs.handlers = {{"fork", 900}};
+        return costs;
+      }());
+  return fork_join;
+}
+
 // ForkJoin is the language plugin and its assigner.
 class ForkJoin final : public proto::LanguagePlugin, private proto::Assigner {
  public:
-  std::string_view name() const override { return "fork/join"; }
+  ForkJoin() : proto::LanguagePlugin(language_table()) {}
+  // ForkJoin(cores) is how proto::run makes it: one global queue serves any core count.
+  explicit ForkJoin(std::size_t /*cores*/) : ForkJoin() {}
 
-  std::string_view construct_name(ConstructKind kind) const override {
-    switch (kind) {
-      case proto::kEndVp: return "end";
-      case kFork: return "fork";
-      case kJoin: return "join";
-      case kPark: return "park";
-      case kRefuse: return "refuse";
-      case kBroken: return "broken";
-      default: return "?";
-    }
+  // seed makes the first VP's function from the program's: fork/join runs VpFunctions as they are.
+  proto::VpFunction seed(proto::VpFunction body, const proto::RunOptions& /*options*/,
+                         const CallSite& /*where*/) const {
+    return body;
   }
 
   void handle(proto::Request& request, proto::RuntimeServices& services) override {
@@ -96,6 +115,7 @@ class ForkJoin final : public proto::LanguagePlugin, private proto::Assigner {
         child_state.parent = vp.id();
         ++me.live_children;
         call.child = child.id();
+        services.record_constraint(kFork, request.unit, child.unit());  // the fork freed the child
         services.make_ready(child);
         services.make_ready(vp);
         return;
@@ -120,6 +140,7 @@ class ForkJoin final : public proto::LanguagePlugin, private proto::Assigner {
           State& p = parent->second;
           if (--p.live_children == 0 && p.joining) {
             p.joining = false;
+            services.record_constraint(kJoin, request.unit, p.vp->unit());  // the last end freed it
             services.make_ready(*p.vp);
           }
         }

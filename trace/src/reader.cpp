@@ -302,12 +302,13 @@ class Parser {
   }
 
   // legacy_roles gives the constructs of an SSR trace from before roles (format 2 and older)
-  // the roles and colours SSR records now; other languages' old constructs stay `other`.
+  // the roles and colours of the reader's table for them; other languages' old constructs stay
+  // `other`.
   void legacy_roles() {
     auto language = trace_.metadata.find("language");
     if (language == trace_.metadata.end() || language->second != "SSR") return;
     for (std::size_t kind = 0; kind < trace_.constructs.size(); ++kind) {
-      for (const ConstructInfo& ssr : kSsrConstructs) {
+      for (const ConstructInfo& ssr : kFormat2SsrConstructs) {
         if (ssr.name != trace_.constructs[kind]) continue;
         trace_.construct_roles[kind] = ssr.role;
         trace_.construct_colours[kind] = ssr.colour;

@@ -9,6 +9,8 @@
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/runtime.h"
 #include "moirai/proto_runtime/virtual_processor.h"
+#include "moirai/vss/cost_model.h"
+#include "moirai/vss/run.h"
 
 namespace moirai::vss {
 
@@ -61,7 +63,32 @@ void erase_one(std::vector<T*>& list, const T* item) {
   list.pop_back();
 }
 
+// language_table is VSs as data: its construct table and its default costs (cost_model).
+const proto::LanguageTable& language_table() {
+  // The dependence kinds are never requested: they name the constraints a task's end records on
+  // its successors. No colour is one of SSR's (red, blue, green3, purple, orange): a view of
+  // either language reads alike.
+  static const proto::LanguageTable table(
+      "VSs",
+      {
+          {proto::kEndVp, {"end", ConstructRole::end, "gray50"}},
+          {detail::kSubmit, {"submit", ConstructRole::create, "darkgoldenrod"}},
+          {detail::kDepRaw, {"dep RAW", ConstructRole::dependence, "darkcyan"}},
+          {detail::kDepWar, {"dep WAR", ConstructRole::dependence, "deeppink3"}},
+          {detail::kDepWaw, {"dep WAW", ConstructRole::dependence, "olivedrab"}},
+          {detail::kTaskwait, {"taskwait", ConstructRole::wait, "slategray4"}},
+          {detail::kTaskwaitOn, {"taskwait_on", ConstructRole::wait, "sienna"}},
+          {detail::kRegisterBlocks, {"register_blocks", ConstructRole::other, ""}},
+      },
+      cost_model());
+  return table;
+}
+
 }  // namespace
+
+VssLanguage::VssLanguage(std::size_t core_count)
+    : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
+      unstarted_pinned_(core_count), window_(2 * core_count + 2) {}
 
 VssLanguage::~VssLanguage() {
   // Tasks of a stopped run (deadlock, exception) never reached their end.
@@ -127,9 +154,9 @@ proto::VpFunction VssLanguage::wrap(Task& task) const {
   };
 }
 
-proto::VpFunction VssLanguage::seed(TaskBody body, std::string name, CallSite where) {
+proto::VpFunction VssLanguage::seed(TaskBody body, const proto::RunOptions& options, const CallSite& where) {
   Task* root = &new_task();
-  root->name = std::move(name);
+  root->name = options.seed_name;
   root->submitted_at = where;
   root->body = std::move(body);
   link(*root);
@@ -137,46 +164,6 @@ proto::VpFunction VssLanguage::seed(TaskBody body, std::string name, CallSite wh
   return wrap(*root);
 }
 
-std::string_view VssLanguage::construct_name(ConstructKind kind) const {
-  switch (kind) {
-    case proto::kEndVp: return "end";
-    case detail::kSubmit: return "submit";
-    case detail::kDepRaw: return "dep RAW";
-    case detail::kDepWar: return "dep WAR";
-    case detail::kDepWaw: return "dep WAW";
-    case detail::kTaskwait: return "taskwait";
-    case detail::kTaskwaitOn: return "taskwait_on";
-    case detail::kRegisterBlocks: return "register_blocks";
-    default: return "unknown construct";
-  }
-}
-
-ConstructRole VssLanguage::construct_role(ConstructKind kind) const {
-  switch (kind) {
-    case proto::kEndVp: return ConstructRole::end;
-    case detail::kSubmit: return ConstructRole::create;
-    case detail::kDepRaw:
-    case detail::kDepWar:
-    case detail::kDepWaw: return ConstructRole::dependence;
-    case detail::kTaskwait:
-    case detail::kTaskwaitOn: return ConstructRole::wait;
-    default: return ConstructRole::other;
-  }
-}
-
-std::string_view VssLanguage::construct_colour(ConstructKind kind) const {
-  // None of SSR's (red, blue, green3, purple, orange): a view of either language reads alike.
-  switch (kind) {
-    case proto::kEndVp: return "gray50";
-    case detail::kSubmit: return "darkgoldenrod";
-    case detail::kDepRaw: return "darkcyan";
-    case detail::kDepWar: return "deeppink3";
-    case detail::kDepWaw: return "olivedrab";
-    case detail::kTaskwait: return "slategray4";
-    case detail::kTaskwaitOn: return "sienna";
-    default: return {};
-  }
-}
 
 void VssLanguage::handle(Request& request, RuntimeServices& services) {
   switch (request.kind) {
@@ -636,6 +623,14 @@ std::string VssLanguage::describe_wait(const Request& request) const {
     }
     default: return {};
   }
+}
+
+// The typed entry points (run.h): the proto-runtime's run, with VssLanguage as the language.
+proto::RunStats run(proto::Machine& machine, TaskBody seed, const RunOptions& options, std::source_location where) {
+  return proto::run<VssLanguage>(machine, std::move(seed), options, CallSite::from(where));
+}
+proto::RunStats run(TaskBody seed, const RunOptions& options, std::source_location where) {
+  return proto::run<VssLanguage>(std::move(seed), options, CallSite::from(where));
 }
 
 }  // namespace moirai::vss

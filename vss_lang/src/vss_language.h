@@ -11,6 +11,7 @@
 
 #include "locality_assigner.h"
 #include "moirai/proto_runtime/language_plugin.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/vss/context.h"
 #include "moirai/vss/detail/requests.h"
 #include "task.h"
@@ -27,24 +28,17 @@ namespace moirai::vss {
 // constraint and frees those waiting on it. All state is touched under the runtime lock.
 class VssLanguage final : public proto::LanguagePlugin {
  public:
-  explicit VssLanguage(std::size_t core_count)
-      : core_count_(core_count), assigner_(core_count), unstarted_pinned_(core_count),
-        window_(2 * core_count + 2) {}
+  explicit VssLanguage(std::size_t core_count);
   ~VssLanguage() override;
 
-  std::string_view name() const override { return "VSs"; }
   void vp_created(proto::VirtualProcessor& vp) override;
-  ConstructKind construct_count() const override { return detail::kConstructCount; }
-  std::string_view construct_name(ConstructKind kind) const override;
-  ConstructRole construct_role(ConstructKind kind) const override;
-  std::string_view construct_colour(ConstructKind kind) const override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return assigner_; }
 
-  // seed makes the seed task's record and returns the function its VP animates; the next VP
-  // the runtime creates is that seed's.
-  proto::VpFunction seed(TaskBody body, std::string name, CallSite where);
+  // seed makes the seed task's record (named options.seed_name, submitted at `where`) and returns
+  // the function its VP animates (proto::run); the next VP the runtime creates is that seed's.
+  proto::VpFunction seed(TaskBody body, const proto::RunOptions& options, const CallSite& where);
 
  private:
   using Task = detail::Task;

@@ -10,6 +10,8 @@
 
 namespace moirai::proto {
 
+struct CostModel;
+
 // CoreScheduler is one step of a core's scheduler loop; the runtime implements it, the machine
 // drives it.
 class CoreScheduler {
@@ -53,6 +55,9 @@ class Machine {
   // charge_work adds `ticks` of declared work to the unit running on `core`; real cores
   // measure their work, so only a simulated machine counts it.
   virtual void charge_work(CoreId /*core*/, std::uint64_t /*ticks*/) noexcept {}
+  // use_language_costs hands the machine, before a run starts, the default costs of the language
+  // it runs (LanguageTable::costs): a simulated machine may price its constructs with them.
+  virtual void use_language_costs(const CostModel& /*costs*/) {}
 };
 
 }  // namespace moirai::proto

@@ -41,6 +41,9 @@ struct SimConfig {
   SimWork work = SimWork::declared;
   double factor = 1.0;                              // scales measured host time
   CostModel costs = CostModel::default_model();     // the runtime's own steps
+  // language_costs: a construct `costs` gives no line of its own costs what the running
+  // language's default model says (LanguageTable::costs), not the generic handler cost.
+  bool language_costs = false;
 };
 
 // SimMachine is a discrete-event simulation: each virtual core has a clock, and the core with
@@ -62,6 +65,7 @@ class SimMachine final : public Machine {
   bool returns_after_each_unit() const override { return true; }
   instrument::RuntimeObserver* observe(instrument::RuntimeObserver* observer) override;
   void charge_work(CoreId core, std::uint64_t ticks) noexcept override;
+  void use_language_costs(const CostModel& costs) override;
 
   // config is what the machine simulates.
   const SimConfig& config() const noexcept;

@@ -25,6 +25,11 @@ struct ExecContext;
 // and the core count) without an allocation per VP.
 using VpFunction = UniqueFunction<void(VirtualProcessor&), 64>;
 
+// Body<Context> is a VP's code as a language hands it to programs: any callable taking the VP's
+// Context (the language's handle on its constructs), move-only ones included.
+template <class Context>
+using Body = UniqueFunction<void(Context&)>;
+
 // VpOptions chooses a new VP's name, the core it is pinned to and its stack size.
 struct VpOptions {
   std::string name;               // for reports; defaults to "vp<id>"

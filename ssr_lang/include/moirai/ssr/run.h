@@ -1,25 +1,15 @@
-// Running an SSR program.
+// Running an SSR program: the proto-runtime's run, typed for SSR's VP bodies.
 #pragma once
 
-#include <cstddef>
 #include <source_location>
-#include <string>
 
-#include "moirai/instrument/runtime_observer.h"
-#include "moirai/proto_runtime/machine.h"
-#include "moirai/proto_runtime/runtime.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/ssr/context.h"
 
 namespace moirai::ssr {
 
-// RunOptions configures one SSR run.
-struct RunOptions {
-  std::size_t cores = 0;                            // real cores to use, 0 = all (run without a machine)
-  std::size_t stack_size = 256 * 1024;              // default VP stack in bytes
-  instrument::RuntimeObserver* observer = nullptr;  // receives the instrumentation points
-  std::string seed_name = "main";                   // display name of the first VP
-  CoreId seed_core = kAnyCore;                      // pin the first VP to a core
-};
+// RunOptions configures one SSR run: the options of every language's run.
+using RunOptions = proto::RunOptions;
 
 // run animates `seed` as the first VP on `options.cores` hwloc-pinned cores and returns when
 // every VP has ended. Throws proto::DeadlockError, proto::VpFailure or proto::ConfigError.

@@ -24,7 +24,7 @@ struct BuilderOptions {
   std::string command_line = "hand-built";
   std::string language = "SSR";
   std::vector<std::string> counters;  // one delta per name follows every unit record
-  std::vector<ConstructInfo> constructs = kSsrConstructs;  // by kind: a built trace reads like SSR's
+  std::vector<ConstructInfo> constructs = kFormat2SsrConstructs;  // by kind: a built trace reads like SSR's
   // metadata adds "key=value" lines (a recorder's os_time, unit_record_cost_ns, ...).
   std::vector<std::pair<std::string, std::string>> metadata;
 };

@@ -1,6 +1,7 @@
-// SSR's constructs as its plugin records them (ssr_lang/src/ssr_language.cpp is where they come
-// from; a test keeps the two equal): what a trace of format 2 or older, which named constructs
-// only, is read with, and what a hand-built trace says by default.
+// The reader's table for SSR traces of format 2 or older, which named their constructs only:
+// the roles and colours format 3 gave those names. It belongs to the trace format, not to SSR
+// (ssr_lang/ owns SSR's live table): an old trace keeps what its names meant when format 3 came,
+// whatever SSR records later. A hand-built trace describes its constructs so by default.
 #pragma once
 
 #include <vector>
@@ -9,8 +10,8 @@
 
 namespace moirai::trace {
 
-// kSsrConstructs holds SSR's construct kinds, in kind order, with their roles and colours.
-inline const std::vector<ConstructInfo> kSsrConstructs = {
+// kFormat2SsrConstructs holds the constructs of a format-2 SSR trace, in kind order.
+inline const std::vector<ConstructInfo> kFormat2SsrConstructs = {
     {"end_vp", ConstructRole::end, ""},
     {"create_vp", ConstructRole::create, "red"},
     {"send_from_to", ConstructRole::send, "blue"},

@@ -1,25 +1,16 @@
-// Running a VSs program.
+// Running a VSs program: the proto-runtime's run, typed for VSs's task bodies.
 #pragma once
 
-#include <cstddef>
 #include <source_location>
-#include <string>
 
-#include "moirai/instrument/runtime_observer.h"
-#include "moirai/proto_runtime/machine.h"
-#include "moirai/proto_runtime/runtime.h"
+#include "moirai/proto_runtime/run.h"
 #include "moirai/vss/context.h"
 
 namespace moirai::vss {
 
-// RunOptions configures one VSs run, like ssr::RunOptions.
-struct RunOptions {
-  std::size_t cores = 0;                            // real cores to use, 0 = all (run without a machine)
-  std::size_t stack_size = 256 * 1024;              // default task stack in bytes
-  instrument::RuntimeObserver* observer = nullptr;  // receives the instrumentation points
-  std::string seed_name = "main";                   // display name of the seed task
-  CoreId seed_core = kAnyCore;                      // pin the seed task to a core
-};
+// RunOptions configures one VSs run: the options of every language's run (seed_name and
+// seed_core name and pin the seed task, stack_size is a task's default stack).
+using RunOptions = proto::RunOptions;
 
 // run animates `seed` as the first task on `options.cores` hwloc-pinned cores and returns when
 // it and every task it submitted have ended. Throws proto::DeadlockError, proto::VpFailure (a

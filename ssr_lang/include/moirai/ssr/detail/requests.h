@@ -7,34 +7,34 @@
 #include <utility>
 
 #include "moirai/instrument/ids.h"
-#include "moirai/proto_runtime/unique_function.h"
+#include "moirai/proto_runtime/virtual_processor.h"
 #include "moirai/ssr/message_type.h"
+
+namespace moirai::ssr::detail {
+
+// Construct is SSR's construct kind numbering (0 is the proto-runtime's "end VP"); its table
+// (language_table in ssr_language.cpp) lists them in this order.
+enum Construct : ConstructKind {
+  kCreateVp = 1,
+  kSendFromTo, kReceiveFromTo,          // both ends named
+  kSendOfTypeTo, kReceiveOfTypeTo,      // the receiver named, the sender matched by type
+  kSendOfType, kReceiveOfType,          // a global channel per type
+  kSingletonEnter, kSingletonDone,      // a block that runs once
+};
+
+}  // namespace moirai::ssr::detail
 
 namespace moirai::ssr {
 class Context;
 class Singleton;
 struct CreateOptions;
 
-// VpBody is the code of an SSR VP: any callable taking the VP's Context, move-only ones included
+// VpBody is the code of an SSR VP: a callable taking the VP's Context, move-only ones included
 // (a body may own what it captures, e.g. a std::unique_ptr).
-using VpBody = proto::UniqueFunction<void(Context&)>;
+using VpBody = proto::Body<Context>;
 }  // namespace moirai::ssr
 
 namespace moirai::ssr::detail {
-
-// Construct is SSR's construct kind numbering (0 is the proto-runtime's "end VP").
-enum Construct : ConstructKind {
-  kCreateVp = 1,
-  kSendFromTo,
-  kReceiveFromTo,
-  kSendOfTypeTo,
-  kReceiveOfTypeTo,
-  kSendOfType,
-  kReceiveOfType,
-  kSingletonEnter,
-  kSingletonDone,
-  kConstructCount
-};
 
 // TypeTag identifies a message's C++ type, so a mismatch can be refused and named.
 using TypeTag = const std::type_info*;

@@ -5,7 +5,7 @@
 #include <string>
 
 #include "moirai/instrument/ids.h"
-#include "moirai/proto_runtime/unique_function.h"
+#include "moirai/proto_runtime/virtual_processor.h"
 #include "moirai/vss/access.h"
 
 namespace moirai::vss {
@@ -13,22 +13,18 @@ class Context;
 struct TaskOptions;
 
 // TaskBody is the code of a task: any callable taking the task's Context, move-only ones included.
-using TaskBody = proto::UniqueFunction<void(Context&)>;
+using TaskBody = proto::Body<Context>;
 }  // namespace moirai::vss
 
 namespace moirai::vss::detail {
 
-// Construct numbers VSs's construct kinds (0 is the proto-runtime's end). The dependence kinds
-// are never requested: they name the constraints a task's end records on its successors.
+// Construct numbers VSs's construct kinds (0 is the proto-runtime's end); its table
+// (language_table in vss_language.cpp) lists them in this order.
 enum Construct : ConstructKind {
   kSubmit = 1,
-  kDepRaw,
-  kDepWar,
-  kDepWaw,
-  kTaskwait,
-  kTaskwaitOn,
+  kDepRaw, kDepWar, kDepWaw,  // never requested: the constraints a task's end records on its successors
+  kTaskwait, kTaskwaitOn,
   kRegisterBlocks,
-  kConstructCount
 };
 
 // Submit is a task waiting in its submitter's frame until the handler took it over.
