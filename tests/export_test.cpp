@@ -28,9 +28,9 @@
 #include <vector>
 
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/export.h"
-#include "moirai/visualize/output_file.h"
-#include "moirai/visualize/report.h"
+#include "moirai/visualize/export/export.h"
+#include "moirai/visualize/export/output_file.h"
+#include "moirai/visualize/analyses/report.h"
 #include "support/known_traces.h"
 #include "support/perfetto_trace_reader.h"
 #include "support/trace_builder.h"
