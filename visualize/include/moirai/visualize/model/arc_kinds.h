@@ -11,7 +11,7 @@ inline constexpr const char* kLockHandoffArc = "lock handoff";
 inline constexpr const char* kCoreSuccessionArc = "core succession";
 // kUserEventArc joins the begin and the end of an application phase (ctx.phase_begin/end).
 inline constexpr const char* kUserEventArc = "user event";
-// kCriticalPathArc joins consecutive units of the critical path (ScgOptions::critical_path).
+// kCriticalPathArc joins consecutive units of the critical path (`moirai scg --critical-path`).
 inline constexpr const char* kCriticalPathArc = "critical path";
 
 }  // namespace moirai::visualize

@@ -18,7 +18,7 @@ namespace moirai::visualize {
 // ScgOptions chooses scale, zoom, colouring and which arcs to draw.
 struct ScgOptions {
   double cycles_per_point = 0;        // clock ticks per point (1/72 inch); 0 = fit_cycles_per_point
-  std::set<std::string> arc_kinds;    // constructs (and the two kinds above) to draw; empty = defaults
+  std::set<std::string> arc_kinds;    // constructs, lock handoff, core succession, user event; empty = defaults
   bool same_core_arcs = false;        // also draw constraint arcs within one core
   std::vector<std::uint32_t> cores;   // columns to draw; empty = all
   bool overhead_detail = false;       // split the overhead region into its life-line kinds
