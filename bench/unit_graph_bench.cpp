@@ -11,8 +11,8 @@
 #include <cstdint>
 
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/ucc.h"
-#include "moirai/visualize/unit_graph.h"
+#include "moirai/visualize/views/ucc.h"
+#include "moirai/visualize/model/unit_graph.h"
 
 namespace {
 

@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <csignal>
 
@@ -28,9 +29,9 @@
 #include <vector>
 
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/export.h"
-#include "moirai/visualize/output_file.h"
-#include "moirai/visualize/report.h"
+#include "moirai/visualize/export/export.h"
+#include "moirai/visualize/export/output_file.h"
+#include "moirai/visualize/analyses/report.h"
 #include "support/known_traces.h"
 #include "support/perfetto_trace_reader.h"
 #include "support/trace_builder.h"
@@ -832,6 +833,44 @@ TEST(ExportOtf2, ATraceClaimingManyCoresGetsALocationPerCoreWithEvents) {
   std::cout << "65,534 cores claimed, 2 used: " << files << " files, " << counts.bytes << " bytes, " << seconds << " s\n";
   fs::remove_all(out);
   std::remove(path.c_str());
+}
+
+// ---- What every export says of a trace's losses -------------------------------------------------
+
+// A trace cut short and one the reader left parts out of: each export carries the same notes
+// (where the trace ends, what was left out), the ones `moirai report` puts before its figures.
+TEST(ExportIntegrity, EveryExportCarriesTheTracesDataLossNotes) {
+  for (const char* run_name : {"cut", "overlapping_unit"}) {
+    const trace::Trace trace = trace::read_trace(corpus(std::string(run_name) + ".mtrace"));
+    std::map<std::string, std::string> notes;
+    if (!trace.complete) notes["cut"] = trace.cut;
+    if (!trace.integrity.sound()) notes["integrity"] = trace.integrity.summary();
+    ASSERT_EQ(notes.size(), 1u) << run_name;
+    const auto& [name, text] = *notes.begin();
+
+    const std::string db_path = scratch(std::string("notes_") + run_name) + ".db";
+    visualize::export_sqlite(trace, db_path);
+    {
+      Db db(db_path);
+      EXPECT_EQ(query(db.handle, "SELECT value FROM metadata WHERE key = '" + name + "'"), text + "\n") << run_name;
+    }
+    std::remove(db_path.c_str());
+
+    const std::string json_path = scratch(std::string("notes_") + run_name) + ".json";
+    visualize::export_perfetto(trace, json_path);
+    std::ifstream file(json_path);
+    const nlohmann::json json = nlohmann::json::parse(file);
+    EXPECT_EQ(json["otherData"].value(name, ""), text) << run_name;
+    std::remove(json_path.c_str());
+
+    const std::string otf2_path = scratch(std::string("notes_") + run_name);
+    visualize::export_otf2(trace, otf2_path);
+    const std::string anchor = run(std::string(OTF2_PRINT) + " -A " + otf2_path + "/traces.otf2");
+    std::string property = "MOIRAI::" + name;
+    for (char& c : property) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    EXPECT_NE(anchor.find(property), std::string::npos) << run_name << "\n" << anchor;
+    fs::remove_all(otf2_path);
+  }
 }
 
 }  // namespace

@@ -15,7 +15,7 @@
 #include "moirai/proto_runtime/sim_machine.h"
 #include "support/tight_loop_costs.h"
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/report.h"
+#include "moirai/visualize/analyses/report.h"
 #include "scenarios.h"
 #include "support/test_support.h"
 

@@ -17,7 +17,7 @@
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/ssr/ssr.h"
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/ucc.h"
+#include "moirai/visualize/views/ucc.h"
 #include "support/hostile_names.h"
 #include "support/known_traces.h"
 

@@ -10,8 +10,8 @@
 #include <vector>
 
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/report.h"
-#include "moirai/visualize/unit_graph.h"
+#include "moirai/visualize/analyses/report.h"
+#include "moirai/visualize/model/unit_graph.h"
 #include "support/known_traces.h"
 
 namespace {

@@ -17,8 +17,8 @@
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/report.h"
-#include "moirai/visualize/unit_graph.h"
+#include "moirai/visualize/analyses/report.h"
+#include "moirai/visualize/model/unit_graph.h"
 #include "support/test_support.h"
 
 namespace moirai::test {

@@ -23,13 +23,13 @@
 #include <nlohmann/json.hpp>
 
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/core_set.h"
-#include "moirai/visualize/critical_path.h"
-#include "moirai/visualize/export.h"
-#include "moirai/visualize/report.h"
-#include "moirai/visualize/run_summary.h"
-#include "moirai/visualize/scg.h"
-#include "moirai/visualize/ucc.h"
+#include "moirai/visualize/views/core_set.h"
+#include "moirai/visualize/analyses/critical_path.h"
+#include "moirai/visualize/export/export.h"
+#include "moirai/visualize/analyses/report.h"
+#include "moirai/visualize/analyses/run_summary.h"
+#include "moirai/visualize/views/scg.h"
+#include "moirai/visualize/views/ucc.h"
 #include "output_target.h"
 #include "sweep_command.h"
 

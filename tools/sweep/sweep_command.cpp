@@ -12,8 +12,8 @@
 
 #include "child_process.h"
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/core_set.h"
-#include "moirai/visualize/scg.h"
+#include "moirai/visualize/views/core_set.h"
+#include "moirai/visualize/views/scg.h"
 #include "number_text.h"
 #include "progress.h"
 #include "sweep_plot.h"

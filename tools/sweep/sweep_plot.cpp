@@ -6,7 +6,7 @@
 #include <cmath>
 #include <stdexcept>
 
-#include "moirai/visualize/pinned_graph.h"
+#include "moirai/visualize/views/pinned_graph.h"
 #include "number_text.h"
 
 namespace moirai::sweep {

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "moirai/trace/reader.h"
-#include "moirai/visualize/report.h"
+#include "moirai/visualize/analyses/report.h"
 
 namespace moirai::sweep {
 

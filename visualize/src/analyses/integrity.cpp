@@ -1,0 +1,61 @@
+#include "analyses/integrity.h"
+
+#include "views/text_format.h"
+
+namespace moirai::visualize::detail {
+
+std::vector<IntegrityCounter> integrity_table(const trace::Trace& trace) {
+  using Json = nlohmann::ordered_json;
+  constexpr IntegritySeverity info = IntegritySeverity::info, data_loss = IntegritySeverity::data_loss;
+  const trace::Integrity& left = trace.integrity;
+  return {
+      {"complete", trace.complete, data_loss, "the trace ends with the recorder's end chunk (false: cut short)"},
+      {"chunks", trace.chunks, info, "complete chunks read"},
+      {"bytes", trace.bytes, info, "the file's size"},
+      {"records", trace.complete ? trace.end.records : 0, info, "records the recorder wrote (known from the end chunk)"},
+      {"dropped", trace.end.dropped, data_loss, "events the recorder dropped (its buffers were full)"},
+      {"writer_waits", trace.end.writer_waits, info, "times a core waited for the writer thread"},
+      {"cut", trace.cut, data_loss, "where and why a trace cut short ends"},
+      {"ends_at_ms", rounded(trace.ms_from_start(trace.latest), 3), info, "the latest reading, ms from the recording's start"},
+      {"interrupted", trace.interrupted.empty() ? Json(nullptr) : Json(trace.interrupted), data_loss,
+       "the signal that ended the run"},
+      {"left_out", Json{{"chunks", left.chunks_left_out}, {"units", left.units_left_out}, {"spans", left.spans_left_out}},
+       data_loss, "parts the reader left out because they broke the trace's invariants"},
+      {"warnings", left.warnings, data_loss, "why the reader left each part out"},
+  };
+}
+
+nlohmann::ordered_json integrity_json(const trace::Trace& trace) {
+  nlohmann::ordered_json json = nlohmann::ordered_json::object();
+  for (IntegrityCounter& counter : integrity_table(trace)) json[counter.name] = std::move(counter.value);
+  return json;
+}
+
+void print_integrity(std::ostream& out, const trace::Trace& trace) {
+  out << "integrity:    " << trace.chunks << " chunks, " << trace.bytes << " bytes, ";
+  if (trace.complete) {
+    out << trace.end.records << " records, " << trace.end.dropped << " events dropped, " << trace.end.writer_waits
+        << " writer waits\n";
+  } else {
+    out << "INCOMPLETE: " << trace.cut << '\n';
+  }
+  if (!trace.integrity.sound()) out << "left out:     " << trace.integrity.summary() << '\n';
+  for (const std::string& warning : trace.integrity.warnings) out << "  " << warning << '\n';
+  if (!trace.interrupted.empty()) out << "interrupted:  " << trace.interruption() << '\n';
+}
+
+std::vector<IntegrityNote> integrity_notes(const trace::Trace& trace) {
+  std::vector<IntegrityNote> notes;
+  if (!trace.complete) notes.emplace_back("cut", trace.cut);
+  if (!trace.integrity.sound()) notes.emplace_back("integrity", trace.integrity.summary());
+  return notes;
+}
+
+std::string integrity_note(const trace::Trace& trace, const std::string& name) {
+  for (const auto& [key, text] : integrity_notes(trace)) {
+    if (key == name) return text;
+  }
+  return "";
+}
+
+}  // namespace moirai::visualize::detail

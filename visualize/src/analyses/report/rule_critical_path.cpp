@@ -1,0 +1,76 @@
+// Critical-path bound (paper section 4: the consequence graph's longest chain of program
+// dependencies bounds the run): the program's parallelism (total work / critical-path work) is
+// below the core count. Then no placement can fill the cores: up to cores x critical path - total
+// work of the idle time no narrower rule explained is the chain's, and the fix is to split the
+// chain's longest units, not to move VPs.
+// The critical path's share of the makespan alone is no premise: any program of balanced waves
+// separated by barriers has a critical path as long as its run, and loses nothing to it.
+#include <algorithm>
+#include <cmath>
+
+#include "views/text_format.h"
+#include "analyses/report/analysis.h"
+
+namespace moirai::visualize::report {
+namespace {
+
+constexpr double kParallelismShare = 0.80; // parallelism of the core count
+constexpr double kListedShare = 0.10;       // a unit listed to split: of the chain's longest unit
+
+void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
+  const trace::Trace& trace = a.trace;
+  const CriticalPath& path = a.path;
+  if (trace.core_count < 2 || path.work == 0 || a.makespan == 0) return;
+  const double share = static_cast<double>(path.work) / static_cast<double>(a.makespan);
+  if (path.parallelism >= kParallelismShare * trace.core_count) return;
+  // The idle time the chain forces: even scheduled perfectly, the run lasts the critical path,
+  // and the cores can fill only total-work of cores x critical-path. Only that much is claimed
+  // (idle beyond it has another cause: a placement that leaves cores empty, say), and first on
+  // the cores that worked, so unused-cores still finds the cores a placement left empty.
+  const std::uint64_t forced = trace.core_count * path.work > a.work ? trace.core_count * path.work - a.work : 0;
+  std::uint64_t lost = 0;
+  for (int pass = 0; pass < 2 && lost < forced; ++pass) {
+    for (std::size_t i = 0; i < a.entries.size() && lost < forced; ++i) {
+      const LossEntry e = a.entries[i];
+      if (e.owner != kNone || (e.kind != LossKind::idle && e.kind != LossKind::run_end && e.kind != LossKind::run_start)) continue;
+      if ((a.core_work[e.core] > 0) != (pass == 0)) continue;
+      if (e.ticks <= forced - lost) {
+        lost += ledger.claim(i);
+      } else {  // the part of this span that fills the bound, from its start
+        const auto length = static_cast<std::uint64_t>(static_cast<long double>(e.end - e.begin) * (forced - lost) / e.ticks);
+        lost += ledger.claim_within(i, e.begin, e.begin + std::max<std::uint64_t>(length, 1));
+      }
+    }
+  }
+  if (lost == 0) return;
+  // The chain's longest units by work, with their call sites.
+  std::vector<std::uint32_t> chain;
+  for (std::uint32_t node : path.nodes) chain.push_back(a.graph.nodes[node].trace_index);
+  std::stable_sort(chain.begin(), chain.end(), [&](std::uint32_t x, std::uint32_t y) { return a.unit(x).work() > a.unit(y).work(); });
+  // At most three, and none far smaller than the longest: splitting a unit of no work gains nothing.
+  chain.resize(std::min<std::size_t>(chain.size(), 3));
+  while (chain.size() > 1 && static_cast<double>(a.unit(chain.back()).work()) < kListedShare * static_cast<double>(a.unit(chain.front()).work())) chain.pop_back();
+  std::string listed;
+  std::vector<std::uint32_t> cores;
+  for (std::uint32_t u : chain) {
+    listed += (listed.empty() ? "" : ", ") + std::string("unit ") + std::to_string(a.unit(u).record.unit) + " (" + a.ms(a.unit(u).work()) +
+              ", ending at " + a.site_of(u) + ")";
+    cores.push_back(a.unit(u).core);
+  }
+  const auto usable = static_cast<std::uint64_t>(std::max(1.0, std::ceil(path.parallelism - 1e-9)));
+  const std::uint64_t unusable = usable < trace.core_count ? trace.core_count - usable : 0;
+  out.hints.push_back(make_hint(
+      "critical-path",
+      "the run is bound by its critical path: " + a.ms(path.work) + " of work in a chain of " +
+          detail::plural(path.nodes.size(), "unit") + " (" + detail::fixed(100 * share, 1) + "% of the makespan); parallelism " +
+          detail::fixed(path.parallelism, 2) + " on " + detail::plural(trace.core_count, "core") + ", so " +
+          detail::plural(unusable, "core") + " cannot be used whatever the placement. Split the chain's longest units: " + listed +
+          " (paper section 4)",
+      cores, 0, a.makespan, chain.empty() ? std::string() : a.site_of(chain.front()), lost));
+}
+
+}  // namespace
+
+extern const Rule rule_critical_path{30, "critical-path", run};
+
+}  // namespace moirai::visualize::report

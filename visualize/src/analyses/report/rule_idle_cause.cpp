@@ -1,0 +1,47 @@
+// The biggest remaining cause of idle time (paper section 3.3.2: an idle block ends where a
+// constraint line arrives): one construct at one call site whose satisfaction ended much idle
+// time that no named pattern explained. Ranked with the others by its loss.
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "views/text_format.h"
+#include "analyses/report/analysis.h"
+
+namespace moirai::visualize::report {
+namespace {
+
+constexpr double kIdleCause = 0.10;  // idle core-ticks over 10% of the makespan
+
+void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
+  std::map<std::pair<std::string, std::string>, std::uint64_t> causes;
+  for (const LossEntry& e : a.entries) {
+    if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
+    causes[{a.construct_of(e), a.site_of(a.freeing_unit(e))}] += e.ticks;
+  }
+  // The most idle time; on a tie the first by name, so the text does not depend on the order.
+  const auto top = std::max_element(causes.begin(), causes.end(), [](const auto& x, const auto& y) { return x.second < y.second; });
+  if (top == causes.end() || static_cast<double>(top->second) <= kIdleCause * static_cast<double>(a.makespan)) return;
+  const auto [construct, site] = top->first;
+  std::uint64_t lost = 0;
+  std::vector<std::uint32_t> cores;
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    const LossEntry& e = a.entries[i];
+    if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
+    if (a.construct_of(e) != construct || a.site_of(a.freeing_unit(e)) != site) continue;
+    cores.push_back(e.core);
+    lost += ledger.claim(i);
+  }
+  out.hints.push_back(make_hint(
+      "idle-cause",
+      detail::core_set(cores) + " sat idle " + a.ms(lost) + " in all (" + detail::fixed(100 * a.share(lost), 1) +
+          "% of the cores' time) until a " + construct +
+          " freed them: the unit on the other side of that construct ran late; look at where its VP is placed and what runs before it on that core",
+      cores, 0, a.makespan, site, lost));
+}
+
+}  // namespace
+
+extern const Rule rule_idle_cause{90, "idle-cause", run};
+
+}  // namespace moirai::visualize::report

@@ -1,0 +1,73 @@
+// An idle tail (paper section 3.4.2): cores that worked run out of units well before the end,
+// because the last wave has fewer units than cores or its units ran longer on some cores. The
+// idle core sits at the end of the run, or waits for the last units' results (a VP that collects
+// them, as matmul's results and divider do) and then runs only the small units that finish the
+// run: both are the tail. Cores that never worked are not a tail (unused-cores).
+#include <algorithm>
+
+#include "views/text_format.h"
+#include "analyses/report/analysis.h"
+
+namespace moirai::visualize::report {
+namespace {
+
+constexpr double kIdleTail = 0.10;    // idle in the tail: 10% of the run or more
+constexpr double kFinishUnit = 0.02;  // a unit of the finish: under 2% of the run's work...
+constexpr double kFinishWork = 0.05;  // ...and the finish in all under 5% of the run
+
+// tail_begin is when core `core` ran out of the run's work: the end of its last unit that is not
+// part of the finish (0: every unit it ran is small, so it has no tail, only little work).
+std::uint64_t tail_begin(const Analysis& a, std::uint32_t core) {
+  const auto& units = a.units_on_core[core];
+  const double run = static_cast<double>(a.makespan);
+  std::uint64_t finish = 0;
+  for (auto it = units.rbegin(); it != units.rend(); ++it) {
+    const std::uint64_t work = a.unit(*it).work();
+    if (static_cast<double>(work) >= kFinishUnit * run || static_cast<double>(finish + work) > kFinishWork * run) {
+      return a.unit(*it).record.handler_end;
+    }
+    finish += work;
+  }
+  return 0;
+}
+
+void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
+  const std::size_t cores_in_run = a.units_on_core.size();
+  std::vector<std::uint64_t> begins(cores_in_run, 0);  // 0: no tail
+  for (std::uint32_t core = 0; core < cores_in_run; ++core) {
+    if (a.core_work[core] > 0) begins[core] = tail_begin(a, core);
+  }
+  // One pass over the partition: each core's idle and end-of-run entries inside its tail.
+  std::vector<std::vector<std::size_t>> tails(cores_in_run);
+  std::vector<std::uint64_t> idle(cores_in_run, 0);
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    const LossEntry& e = a.entries[i];
+    if (e.core >= cores_in_run || begins[e.core] == 0 || e.owner != kNone || e.begin < begins[e.core]) continue;
+    if (e.kind != LossKind::run_end && e.kind != LossKind::idle) continue;
+    tails[e.core].push_back(i);
+    idle[e.core] += e.ticks;
+  }
+  std::vector<std::uint32_t> cores;
+  std::uint64_t lost = 0, longest = 0;
+  for (std::uint32_t core = 0; core < cores_in_run; ++core) {
+    if (static_cast<double>(idle[core]) < kIdleTail * static_cast<double>(a.makespan)) continue;
+    std::uint64_t claimed = 0;
+    for (std::size_t i : tails[core]) claimed += ledger.claim(i);
+    if (claimed == 0) continue;
+    lost += claimed;
+    cores.push_back(core);
+    longest = std::max(longest, claimed);
+  }
+  if (lost == 0) return;
+  out.hints.push_back(make_hint(
+      "idle-tail",
+      detail::core_set(cores) + " idle at the end, up to " + a.ms(longest) +
+          ": too few units remain for the last wave, or its units ran longer on other cores; try a number of pieces that fills every core (paper 3.4.2)",
+      cores, a.makespan - longest, a.makespan, "", lost));
+}
+
+}  // namespace
+
+extern const Rule rule_idle_tail{70, "idle-tail", run};
+
+}  // namespace moirai::visualize::report
