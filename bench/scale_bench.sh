@@ -15,7 +15,7 @@
 #
 # MOIRAI_SCALE_REPETITIONS (default 3) runs per command and size; the median is reported.
 # MOIRAI_SCALE_SIZES (default "10000 100000 1000000") and MOIRAI_SCALE_CORES (default 40) change
-# the runs; MOIRAI_SCALE_COMMANDS (default all: "stats report scg perfetto sqlite otf2") picks
+# the runs; MOIRAI_SCALE_COMMANDS (default all: "stats report scg perfetto perfetto-json sqlite otf2") picks
 # commands. The machine is shared: the load average is printed with the table, since other work
 # on the cores inflates wall time (CPU time much less).
 source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
@@ -24,7 +24,7 @@ bench_start 20 "$@"
 reps=${MOIRAI_SCALE_REPETITIONS:-3}
 sizes=${MOIRAI_SCALE_SIZES:-"10000 100000 1000000"}
 cores=${MOIRAI_SCALE_CORES:-40}
-commands=${MOIRAI_SCALE_COMMANDS:-"stats report scg perfetto sqlite otf2"}
+commands=${MOIRAI_SCALE_COMMANDS:-"stats report scg perfetto perfetto-json sqlite otf2"}
 [[ $build -eq 0 ]] || bench_build release moirai_cli moirai-gen-trace
 moirai=build/release/tools/moirai
 generate=build/release/tools/moirai-gen-trace
@@ -62,7 +62,7 @@ for units in $sizes; do
     output=""
     case $command in
       scg) args=("$moirai" scg "$trace" -o "$out/u$units.svg") ;;
-      perfetto | sqlite) output="$out/u$units.$command"; args=("$moirai" export "$trace" --format "$command" -o "$output") ;;
+      perfetto | perfetto-json | sqlite) output="$out/u$units.$command"; args=("$moirai" export "$trace" --format "$command" -o "$output") ;;
       # An OTF2 archive is a directory that must be new or empty: each run starts from none.
       otf2) output="$out/u$units.otf2"; args=(sh -c 'rm -rf "$1" && exec "$2" export "$3" --format otf2 -o "$1"' sh "$output" "$moirai" "$trace") ;;
       *) args=("$moirai" "$command" "$trace") ;;
