@@ -4,10 +4,12 @@
 
 namespace moirai::visualize::detail {
 
-std::vector<IntegrityCounter> integrity_table(const trace::Trace& trace) {
+std::vector<IntegrityRow> integrity_table(const trace::Trace& trace) {
   using Json = nlohmann::ordered_json;
   constexpr IntegritySeverity info = IntegritySeverity::info, data_loss = IntegritySeverity::data_loss;
   const trace::Integrity& left = trace.integrity;
+  Json left_out = Json::object();  // named by the reader's own table, so every output keys them alike
+  for (const trace::IntegrityCounter& counter : trace::kIntegrityCounters) left_out[counter.key] = left.*counter.count;
   return {
       {"complete", trace.complete, data_loss, "the trace ends with the recorder's end chunk (false: cut short)"},
       {"chunks", trace.chunks, info, "complete chunks read"},
@@ -19,15 +21,14 @@ std::vector<IntegrityCounter> integrity_table(const trace::Trace& trace) {
       {"ends_at_ms", rounded(trace.ms_from_start(trace.latest), 3), info, "the latest reading, ms from the recording's start"},
       {"interrupted", trace.interrupted.empty() ? Json(nullptr) : Json(trace.interrupted), data_loss,
        "the signal that ended the run"},
-      {"left_out", Json{{"chunks", left.chunks_left_out}, {"units", left.units_left_out}, {"spans", left.spans_left_out}},
-       data_loss, "parts the reader left out because they broke the trace's invariants"},
+      {"left_out", std::move(left_out), data_loss, "parts the reader left out because they broke the trace's invariants"},
       {"warnings", left.warnings, data_loss, "why the reader left each part out"},
   };
 }
 
 nlohmann::ordered_json integrity_json(const trace::Trace& trace) {
   nlohmann::ordered_json json = nlohmann::ordered_json::object();
-  for (IntegrityCounter& counter : integrity_table(trace)) json[counter.name] = std::move(counter.value);
+  for (IntegrityRow& counter : integrity_table(trace)) json[counter.name] = std::move(counter.value);
   return json;
 }
 

@@ -19,9 +19,9 @@ namespace moirai::visualize::detail {
 // part of the run is missing from it (data_loss).
 enum class IntegritySeverity { info, data_loss };
 
-// IntegrityCounter is one row of the table: its name (the JSON key), its value, its severity
+// IntegrityRow is one row of the table: its name (the JSON key), its value, its severity
 // and what it counts.
-struct IntegrityCounter {
+struct IntegrityRow {
   const char* name;
   nlohmann::ordered_json value;
   IntegritySeverity severity;
@@ -30,7 +30,7 @@ struct IntegrityCounter {
 
 // integrity_table is every integrity counter of `trace`, in the order `moirai stats --json`
 // prints them.
-std::vector<IntegrityCounter> integrity_table(const trace::Trace& trace);
+std::vector<IntegrityRow> integrity_table(const trace::Trace& trace);
 // integrity_json is the table as one JSON object (the "integrity" of `moirai stats --json`).
 nlohmann::ordered_json integrity_json(const trace::Trace& trace);
 // print_integrity writes the table as `moirai stats` does: one line of counts (or where the trace

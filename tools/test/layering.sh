@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# The house's layering, checked on the sources (docs/architecture.md, "Layers"): every folder that
+# holds code is named in the architecture's folder table, and no folder includes a layer it must
+# not. Usage: tools/test/layering.sh [REPO_ROOT]. Exit 0 when both hold, 1 listing every breach.
+set -euo pipefail
+cd "${1:-$(dirname "$0")/../..}"
+doc=docs/architecture.md
+breaches=0
+breach() { echo "layering: $*"; breaches=$((breaches + 1)); }
+
+# Every code folder is in the table, as `folder/`.
+folders=$(for d in */CMakeLists.txt; do dirname "$d"; done | grep -vE '^(build|tests|bench|examples|cmake|tools|visualize)$')  # tools' and visualize's folders are named one by one
+folders+=" instrument/src/recorder $(cd visualize/src && for d in */; do echo "visualize/${d%/}"; done | grep -v '/report$')"
+folders+=" $(for d in tools/*/; do d=${d%/}; [[ $d == tools/test ]] || echo "$d"; done)"
+for folder in $folders; do
+  grep -q "^| \`$folder/\`" "$doc" || grep -q "^| \`[^|]*\`$folder/\`" "$doc" || breach "$doc names no folder $folder/ in its table"
+done
+
+# forbid DIR PATTERN WHY: no source under DIR includes a header matching PATTERN.
+forbid() {
+  local dir=$1 pattern=$2 why=$3 hits
+  hits=$(grep -rnE "^#include [<\"]($pattern)" "$dir" --include='*.h' --include='*.cpp' || true)
+  [[ -z $hits ]] || breach "$why:"$'\n'"$hits"
+}
+forbid proto_runtime 'moirai/(ssr|vss|program|visualize|trace)/' "proto_runtime/ knows no language, program, trace or view"
+forbid trace 'moirai/(proto_runtime|ssr|vss|program|visualize)/|moirai/instrument/(trace_recorder|clock|counters|profile)\.h' \
+  "trace/ includes only the instrument API"
+forbid visualize 'moirai/(proto_runtime|ssr|vss|program)/|moirai/instrument/(trace_recorder|clock|counters|profile)\.h' \
+  "visualize/ never links the runtime or the recorder"
+forbid visualize/src/model '(moirai/visualize/)?(analyses|views|export)/' "a model file includes no analysis, view or export"
+forbid visualize/include/moirai/visualize/model '(moirai/visualize/)?(analyses|views|export)/' \
+  "a model header includes no analysis, view or export"
+forbid ssr_lang 'moirai/(vss|program|visualize|trace)/' "SSR knows no other language, program, trace or view"
+forbid vss_lang 'moirai/(ssr|program|visualize|trace)/' "VSs knows no other language, program, trace or view"
+forbid program 'moirai/(ssr|vss|visualize)/' "the programs' library links no language and no view"
+
+if [[ $breaches -gt 0 ]]; then
+  echo "layering: $breaches breach(es)"
+  exit 1
+fi
+echo "layering: ok ($(wc -w <<<"$folders") folders named in $doc, no include across a forbidden line)"
