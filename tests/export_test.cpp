@@ -9,6 +9,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cctype>
 #include <chrono>
 #include <csignal>
@@ -18,6 +19,7 @@
 #include <functional>
 #include <iostream>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -862,6 +864,17 @@ TEST(ExportIntegrity, EveryExportCarriesTheTracesDataLossNotes) {
     const nlohmann::json json = nlohmann::json::parse(file);
     EXPECT_EQ(json["otherData"].value(name, ""), text) << run_name;
     std::remove(json_path.c_str());
+
+    const std::string proto_path = scratch(std::string("notes_") + run_name) + ".pftrace";
+    visualize::export_perfetto_proto(trace, proto_path);
+    std::ifstream proto_file(proto_path, std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(proto_file)), std::istreambuf_iterator<char>());
+    const test_support::PerfettoTrace perfetto = test_support::read_perfetto_trace(bytes);
+    const auto metadata = std::find_if(perfetto.instants.begin(), perfetto.instants.end(),
+                                       [](const test_support::PerfettoInstant& i) { return i.name == "trace metadata"; });
+    ASSERT_NE(metadata, perfetto.instants.end()) << run_name;
+    EXPECT_EQ(metadata->args.count(name) != 0 ? metadata->args.at(name) : "(none)", text) << run_name;
+    std::remove(proto_path.c_str());
 
     const std::string otf2_path = scratch(std::string("notes_") + run_name);
     visualize::export_otf2(trace, otf2_path);

@@ -15,6 +15,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "analyses/integrity.h"
 #include "export/export_common.h"
 #include "moirai/instrument/chore.h"
 #include "export/protobuf_wire.h"
@@ -198,11 +199,14 @@ class PerfettoProtoWriter {
     event_.clear();
     event_.varint(kEventType, kInstant).varint(kEventTrackUuid, kProcessTrack).bytes(kEventName, "trace metadata");
     ProtoMessage annotation;
-    for (const auto& [key, value] : trace_.metadata) {
+    const auto annotate_text = [&](const std::string& key, const std::string& value) {
       annotation.clear();
       annotation.bytes(kAnnotationName, key).bytes(kAnnotationString, value);
       event_.message(kDebugAnnotations, annotation);
-    }
+    };
+    for (const auto& [key, value] : trace_.metadata) annotate_text(key, value);
+    // What the trace lost (where it was cut, what the reader left out), as every export says it.
+    for (const auto& [name, text] : detail::integrity_notes(trace_)) annotate_text(name, text);
     packet_.clear();
     packet_.varint(kTimestamp, 0)
         .varint(kSequenceId, trace_.core_count + 1)
