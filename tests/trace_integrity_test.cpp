@@ -18,6 +18,7 @@
 
 #include "moirai/trace/format.h"
 #include "moirai/trace/reader.h"
+#include "support/sanitizers.h"
 #include "support/trace_builder.h"
 
 namespace {
@@ -375,14 +376,6 @@ TEST(TraceInput, APipeHoldingATraceReadsWhole) {
   EXPECT_EQ(t.bytes, bytes.size());
 }
 
-#if defined(__SANITIZE_ADDRESS__)
-#define MOIRAI_ADDRESS_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MOIRAI_ADDRESS_SANITIZER 1
-#endif
-#endif
-
 // vm_bytes is this process's virtual memory size (/proc/self/statm, in pages).
 [[maybe_unused]] std::uint64_t vm_bytes() {  // unused where ASan owns the address space
   std::ifstream statm("/proc/self/statm");
@@ -394,7 +387,7 @@ TEST(TraceInput, APipeHoldingATraceReadsWhole) {
 // Reading more than memory holds is a TraceError, never std::bad_alloc escaping (SIGABRT): a child
 // process reads a 300,000-unit trace with room for a fraction of it (RLIMIT_AS).
 TEST(TraceInput, RunningOutOfMemoryIsATraceError) {
-#if defined(MOIRAI_ADDRESS_SANITIZER)
+#if defined(MOIRAI_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer reserves terabytes of address space: RLIMIT_AS cannot bound it";
 #else
   const std::string path = temp_path("oom");

@@ -9,16 +9,10 @@
 #include <cstdio>
 
 #include "moirai/ssr/ssr.h"
+#include "support/sanitizers.h"
 
 // AddressSanitizer owns SIGSEGV (its sigaction interceptor refuses other handlers) and reports a
 // stack overflow itself, without the VP's name: the runtime's report is compiled out there.
-#if defined(__SANITIZE_ADDRESS__)
-#define MOIRAI_TEST_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MOIRAI_TEST_ASAN 1
-#endif
-#endif
 
 namespace moirai::test {
 namespace {

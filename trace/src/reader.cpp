@@ -16,6 +16,7 @@
 #include <new>
 #include <sstream>
 #include <tuple>
+#include <type_traits>
 
 #include "moirai/trace/chunk_checksum.h"
 
@@ -527,6 +528,13 @@ class Parser {
       const auto need = [&](std::size_t bytes) {
         if (size - at < bytes) throw TraceError(here, "record truncated");
       };
+      // take reads the record of type T at `at` and steps past it.
+      const auto take = [&]<typename T>(std::type_identity<T>) {
+        need(sizeof(T));
+        const T record = load<T>(payload + at);
+        at += sizeof(T);
+        return record;
+      };
       switch (kind) {
         case RecordKind::unit: {
           need(unit_size_);
@@ -561,9 +569,7 @@ class Parser {
           break;
         }
         case RecordKind::os_taken: {
-          need(sizeof(OsTakenRecord));
-          const auto record = load<OsTakenRecord>(payload + at);
-          at += sizeof(OsTakenRecord);
+          const auto record = take(std::type_identity<OsTakenRecord>{});
           Unit* unit = unit_before(here, core, record.unit, "OS record");
           if (unit == nullptr) break;  // it belongs to a unit left out
           if (record.taken > unit->record.end - unit->record.begin) {
@@ -576,18 +582,14 @@ class Parser {
           break;
         }
         case RecordKind::declared_work: {
-          need(sizeof(DeclaredWorkRecord));
-          const auto record = load<DeclaredWorkRecord>(payload + at);
-          at += sizeof(DeclaredWorkRecord);
+          const auto record = take(std::type_identity<DeclaredWorkRecord>{});
           if (Unit* unit = unit_before(here, core, record.unit, "declared-work record")) unit->declared = record.declared;
           break;
         }
         case RecordKind::idle:
         case RecordKind::writer_wait:
         case RecordKind::paused: {
-          need(sizeof(SpanRecord));
-          const auto span = load<SpanRecord>(payload + at);
-          at += sizeof(SpanRecord);
+          const auto span = take(std::type_identity<SpanRecord>{});
           if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
           saw_time(here, span.end);
           const bool wait = kind == RecordKind::writer_wait;
@@ -602,18 +604,14 @@ class Parser {
           break;
         }
         case RecordKind::constraint: {
-          need(sizeof(ConstraintRecord));
-          const auto record = load<ConstraintRecord>(payload + at);
-          at += sizeof(ConstraintRecord);
+          const auto record = take(std::type_identity<ConstraintRecord>{});
           if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
           saw_time(here, record.time);
           trace_.constraints.push_back(record);
           break;
         }
         case RecordKind::lock_handoff: {
-          need(sizeof(LockHandoffRecord));
-          const auto record = load<LockHandoffRecord>(payload + at);
-          at += sizeof(LockHandoffRecord);
+          const auto record = take(std::type_identity<LockHandoffRecord>{});
           if (record.from >= trace_.core_count) throw TraceError(here, "lock handoff from core " + std::to_string(record.from) + " in a trace of " + std::to_string(trace_.core_count) + " cores");
           if (record.waited > record.acquired) throw TraceError(here, "lock acquired before the wait began");
           saw_time(here, record.acquired);
@@ -621,9 +619,7 @@ class Parser {
           break;
         }
         case RecordKind::chore: {
-          need(sizeof(ChoreRecord));
-          const auto record = load<ChoreRecord>(payload + at);
-          at += sizeof(ChoreRecord);
+          const auto record = take(std::type_identity<ChoreRecord>{});
           if (record.chore != static_cast<std::uint16_t>(Chore::wake_up) &&
               record.chore != static_cast<std::uint16_t>(Chore::vp_shell)) {
             throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore));
@@ -636,9 +632,7 @@ class Parser {
           break;
         }
         case RecordKind::user_event: {
-          need(sizeof(UserEventRecord));
-          const auto record = load<UserEventRecord>(payload + at);
-          at += sizeof(UserEventRecord);
+          const auto record = take(std::type_identity<UserEventRecord>{});
           if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));
           if (record.unit == 0) throw TraceError(here, "user event in unit 0");
           saw_time(here, record.time);
@@ -646,9 +640,7 @@ class Parser {
           break;
         }
         case RecordKind::group: {
-          need(sizeof(GroupRecord));
-          const auto record = load<GroupRecord>(payload + at);
-          at += sizeof(GroupRecord);
+          const auto record = take(std::type_identity<GroupRecord>{});
           if (record.role != 1 && record.role != 2) throw TraceError(here, "group member with role " + std::to_string(record.role));
           trace_.group_members.push_back(Trace::Member{core, record});
           break;
