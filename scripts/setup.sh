@@ -19,6 +19,7 @@ packages=(
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
+  libomp-16-dev                             # LLVM's OpenMP runtime (OMPT): the OpenMP apps in apps/omp/
 )
 
 # Node.js and npm run Chrome DevTools' trace engine on the Perfetto JSON export (a test). Some

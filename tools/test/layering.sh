@@ -33,6 +33,7 @@ forbid visualize/include/moirai/visualize/model '(moirai/visualize/)?(analyses|v
 forbid ssr_lang 'moirai/(vss|program|visualize|trace)/' "SSR knows no other language, program, trace or view"
 forbid vss_lang 'moirai/(ssr|program|visualize|trace)/' "VSs knows no other language, program, trace or view"
 forbid program 'moirai/(ssr|vss|visualize)/' "the programs' library links no language and no view"
+forbid apps/omp 'moirai/' "the OpenMP apps are ordinary OpenMP programs, with no Moirai header"
 
 if [[ $breaches -gt 0 ]]; then
   echo "layering: $breaches breach(es)"
