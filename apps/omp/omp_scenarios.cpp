@@ -116,8 +116,7 @@ constexpr std::uint64_t kTailRowUnit = 200;  // us: row r costs (r + 1) of these
 std::uint64_t static_tail(std::uint64_t rows, bool fixed) {
   std::uint64_t total = 0;
   if (!fixed) {
-    // planted: schedule(static) gives the last thread the longest rows; the others wait at the barrier
-#pragma omp parallel for default(none) shared(total, rows) schedule(static)
+#pragma omp parallel for default(none) shared(total, rows) schedule(static)  // planted: the last thread gets the longest rows
     for (std::uint64_t r = 0; r < rows; ++r) add_result(total, grind(r, (r + 1) * kTailRowUnit));
   } else {
 #pragma omp parallel for default(none) shared(total, rows) schedule(dynamic, 1)  // fixed: rows handed out one at a time
@@ -232,7 +231,9 @@ int main(int argc, char** argv) {
   cli.add_flag("--fixed", fixed, "run the fixed variant (not for clean)");
   cli.add_flag("--check", check, "recompute the result without OpenMP and compare");
   cli.add_flag("--list", list, "list the scenarios and what each plants");
-  cli.add_option("--scale", scale, "multiplies the number of tasks, iterations or rows")
+  cli.add_option("--scale", scale,
+                 "multiplies the number of tasks, iterations or rows (static_tail's work grows as the\n"
+                 "square of its rows)")
       ->check(CLI::Range(0.01, 10.0))
       ->capture_default_str();
   cli.footer(omp_apps::kExitStatus);
