@@ -19,6 +19,7 @@ packages=(
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
+  libdw-dev                                 # elfutils: the OpenMP tool's call sites, `moirai record`'s ELF checks
 )
 
 # Node.js and npm run Chrome DevTools' trace engine on the Perfetto JSON export (a test). Some
