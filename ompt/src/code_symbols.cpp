@@ -1,12 +1,14 @@
 #include "code_symbols.h"
 
 #include <cxxabi.h>
+#include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <unistd.h>
 
 #include <cstdlib>
 #include <string>
 #include <unordered_set>
+#include <utility>
 
 namespace moirai::ompt {
 
@@ -32,6 +34,25 @@ std::string demangled(const char* symbol) {
   std::string text(readable);
   std::free(readable);
   return text;
+}
+
+// source_line is the file and line of `address` in `module` (nullptr and 0 when unknown).
+std::pair<const char*, int> source_line(Dwfl_Module* module, Dwarf_Addr address) {
+  int number = 0;
+  if (Dwfl_Line* line = dwfl_module_getsrc(module, address)) {
+    return {dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr), number};
+  }
+  // libdw before 0.191 finds a compile unit through .debug_aranges only, which clang does not
+  // emit unless asked (-gdwarf-aranges): then the unit whose ranges hold the address is sought.
+  Dwarf_Addr bias = 0;
+  for (Dwarf_Die* unit = dwfl_module_nextcu(module, nullptr, &bias); unit != nullptr;
+       unit = dwfl_module_nextcu(module, unit, &bias)) {
+    if (dwarf_haspc(unit, address - bias) <= 0) continue;
+    Dwarf_Line* line = dwarf_getsrc_die(unit, address - bias);
+    if (line == nullptr || dwarf_lineno(line, &number) != 0) break;
+    return {dwarf_linesrc(line, nullptr, nullptr), number};
+  }
+  return {nullptr, 0};
 }
 
 }  // namespace
@@ -101,12 +122,9 @@ CallSite CodeSymbols::resolve(std::uintptr_t address) {
   if (module == nullptr) return site;
   if (module_name != nullptr) site.file = intern(module_name);
   if (const char* symbol = dwfl_module_addrname(module, address)) site.function = intern(demangled(symbol));
-  if (Dwfl_Line* line = dwfl_module_getsrc(module, address)) {
-    int number = 0;
-    if (const char* file = dwfl_lineinfo(line, nullptr, &number, nullptr, nullptr, nullptr); file != nullptr && number > 0) {
-      site.file = intern(file);
-      site.line = static_cast<std::uint32_t>(number);
-    }
+  if (const auto [file, number] = source_line(module, address); file != nullptr && number > 0) {
+    site.file = intern(file);
+    site.line = static_cast<std::uint32_t>(number);
   }
   return site;
 }
