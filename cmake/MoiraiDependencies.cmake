@@ -31,6 +31,16 @@ moirai_require(OTF2 libopen-trace-format2-dev MODULE)
 moirai_require(SQLite3 libsqlite3-dev MODULE)
 moirai_require(nlohmann_json nlohmann-json3-dev CONFIG)
 find_package(Threads REQUIRED)
+# elfutils through pkg-config: libdw symbolises the OpenMP tool's call sites (ompt/), libelf reads
+# a program's needed libraries when `moirai record` wrote no trace (tools/moirai/).
+find_package(PkgConfig REQUIRED)
+foreach(module libdw libelf)
+  pkg_check_modules(${module} QUIET IMPORTED_TARGET ${module})
+  if(NOT ${module}_FOUND)
+    message(FATAL_ERROR "${module} not found: install the Debian package 'libdw-dev' (or run scripts/setup.sh)")
+  endif()
+  message(STATUS "Found ${module} ${${module}_VERSION}")
+endforeach()
 # The command lines of `moirai`, moirai-calibrate and the apps (header-only, used privately, so
 # an installed Moirai needs neither at link time) and the tools' JSON output.
 moirai_require(CLI11 libcli11-dev CONFIG)

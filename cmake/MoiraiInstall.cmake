@@ -1,5 +1,6 @@
 # The install rules: `cmake --install BUILD --prefix P` puts the public headers, the libraries
-# (Moirai::<name>, exported), the `moirai` and `moirai-calibrate` tools (when the tools are built),
+# (Moirai::<name>, exported), the OpenMP tool libmoirai_ompt.so, the `moirai` and
+# `moirai-calibrate` tools (when the tools are built),
 # the CMake package (find_package(Moirai 0.2)) with the Find modules it needs, and moirai.pc
 # for pkg-config users into P, laid out by GNUInstallDirs.
 include(CMakePackageConfigHelpers)
@@ -26,8 +27,15 @@ foreach(tool moirai_cli moirai-calibrate)
   endif()
 endforeach()
 
+# The OpenMP tool is a module libomp loads (OMP_TOOL_LIBRARIES), linked by no one: it is installed
+# beside the libraries, where the installed `moirai record` looks for it, and the package names its
+# path (MOIRAI_OMPT_LIBRARY, the imported target Moirai::ompt_tool) rather than exporting it.
+install(TARGETS moirai_ompt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Moirai_Runtime)
+set(MOIRAI_OMPT_INSTALL_PATH ${CMAKE_INSTALL_LIBDIR}/${CMAKE_SHARED_LIBRARY_PREFIX}moirai_ompt${CMAKE_SHARED_LIBRARY_SUFFIX})
+
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/MoiraiConfig.cmake.in
-  ${PROJECT_BINARY_DIR}/MoiraiConfig.cmake INSTALL_DESTINATION ${moirai_cmake_dir})
+  ${PROJECT_BINARY_DIR}/MoiraiConfig.cmake INSTALL_DESTINATION ${moirai_cmake_dir}
+  PATH_VARS MOIRAI_OMPT_INSTALL_PATH)
 # 0.x: a minor version may change the API, so 0.2 accepts only 0.2.*.
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/MoiraiConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)

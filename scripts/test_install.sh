@@ -2,7 +2,8 @@
 # Checks Moirai as a user gets it: installs a build into a temporary prefix, builds the
 # out-of-tree example (examples/) against it with CMake (find_package(Moirai 0.2)) under GCC and
 # clang, with pkg-config, and against a shared-library build, runs it on a simulated machine and
-# on real cores with --trace, reads the trace with the installed `moirai report`, and checks that Moirai added as a subproject
+# on real cores with --trace, reads the trace with the installed `moirai report`, checks the
+# installed OpenMP tool (MOIRAI_OMPT_LIBRARY, `moirai record`), and checks that Moirai added as a subproject
 # defines only prefixed targets. Each check prints "ok: ..."; the last line counts them.
 #
 #   scripts/test_install.sh [BUILD_DIR]      (default build/release, already built)
@@ -45,6 +46,33 @@ for file in include/moirai/ssr/ssr.h include/moirai/program/app.h bin/moirai \
   [ -e "$prefix/$file" ] || fail "the install lacks $file"
 done
 ok "cmake --install $build --prefix PREFIX: headers, libraries, bin/moirai, the CMake package, moirai.pc"
+
+# 1b. The OpenMP tool: find_package(Moirai) names it (MOIRAI_OMPT_LIBRARY, Moirai::ompt_tool),
+# pkg-config too, and the installed `moirai record` loads the installed one.
+mkdir -p "$work/ompt-user"
+cat >"$work/ompt-user/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(ompt_user LANGUAGES CXX)
+find_package(Moirai 0.2 REQUIRED)
+file(GENERATE OUTPUT ${CMAKE_BINARY_DIR}/ompt-library.txt
+     CONTENT "${MOIRAI_OMPT_LIBRARY}\n$<TARGET_FILE:Moirai::ompt_tool>\n")
+CMAKE
+run_logged "$work/ompt-user.log" cmake -S "$work/ompt-user" -B "$work/ompt-user/build" -DCMAKE_PREFIX_PATH="$prefix"
+ompt_library=$(sed -n 1p "$work/ompt-user/build/ompt-library.txt")
+[ "$ompt_library" -ef "$prefix/$libdir/libmoirai_ompt.so" ] && [ -f "$ompt_library" ] ||
+  fail "find_package(Moirai): MOIRAI_OMPT_LIBRARY is '$ompt_library', not the installed $libdir/libmoirai_ompt.so"
+[ "$(sed -n 2p "$work/ompt-user/build/ompt-library.txt")" = "$ompt_library" ] ||
+  fail "find_package(Moirai): \$<TARGET_FILE:Moirai::ompt_tool> is not MOIRAI_OMPT_LIBRARY"
+[ "$(PKG_CONFIG_PATH="$prefix/$libdir/pkgconfig" pkg-config --variable=ompt_library moirai)" -ef "$ompt_library" ] ||
+  fail "pkg-config --variable=ompt_library moirai is not the installed tool"
+ok "find_package(Moirai): MOIRAI_OMPT_LIBRARY and Moirai::ompt_tool are $libdir/libmoirai_ompt.so, which exists; pkg-config's ompt_library too"
+run_logged "$work/record-help.log" "$prefix/bin/moirai" record --help
+grep -q "^usage: moirai record" "$work/record-help.log" || fail "PREFIX/bin/moirai record --help printed no usage"
+code=0
+"$prefix/bin/moirai" record -o "$work/env.mtrace" -- sh -c 'echo "tool: $OMP_TOOL_LIBRARIES"' >"$work/record.log" 2>&1 || code=$?
+[ "$code" -eq 3 ] && [ "$(sed -n 's/^tool: //p' "$work/record.log")" -ef "$ompt_library" ] ||
+  { cat "$work/record.log" >&2; fail "PREFIX/bin/moirai record does not load the installed tool (exit $code)"; }
+ok "PREFIX/bin/moirai record --help runs; moirai record loads PREFIX/$libdir/libmoirai_ompt.so"
 
 # 2. Every installed header compiles on its own, with clang (C++20 from the command line here).
 for header in $(cd "$prefix/include" && find moirai -name '*.h' | sort); do

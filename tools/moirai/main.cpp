@@ -1,5 +1,6 @@
 // moirai: the command line front of the post-processor. Subcommands read trace files written
-// by `APP --trace FILE` (`sweep` also runs the app, as child processes); they never link the runtime.
+// by `APP --trace FILE` (`sweep` also runs the app, as child processes; `record` runs an OpenMP
+// program with the OpenMP tool loaded); they never link the runtime.
 // Each subcommand's command line is a CLI11 app; what it prints goes through OutputTarget.
 #include <algorithm>
 #include <cmath>
@@ -31,6 +32,7 @@
 #include "moirai/visualize/views/scg.h"
 #include "moirai/visualize/views/ucc.h"
 #include "output_target.h"
+#include "record_command.h"
 #include "sweep_command.h"
 
 namespace {
@@ -54,7 +56,10 @@ constexpr const char* kHelp =
     "                         run COMMAND once per value of {NAME}, record each run and\n"
     "                         compare them: table, CSV, plot, same-scale SCGs, best value\n"
     "  export TRACE --format otf2|perfetto|perfetto-json|sqlite -o OUT\n"
-    "                         the trace for Vampir (OTF2), Perfetto (protobuf or JSON) or SQL\n\n"
+    "                         the trace for Vampir (OTF2), Perfetto (protobuf or JSON) or SQL\n"
+    "  record [-o FILE] [--counters LIST] -- PROGRAM ARGS...\n"
+    "                         run an OpenMP program (clang -fopenmp, LLVM's libomp) with\n"
+    "                         Moirai's OpenMP tool loaded and keep its trace\n\n"
     "Options every command shares: -o/--output FILE ('-': standard output, where the output is\n"
     "one file), -T/--format FORMAT, --json (the summary as one JSON object), -h/--help.\n"
     "'moirai COMMAND --help' describes a command; 'moirai --version' prints the version.\n"
@@ -642,7 +647,8 @@ int main(int argc, char** argv) {
     static const std::vector<std::pair<std::string_view, std::function<int(const std::vector<std::string_view>&)>>>
         kCommands = {{"stats", stats},   {"report", report}, {"scg", scg},
                      {"ucc", ucc},       {"export", export_command},
-                     {"sweep", [](const std::vector<std::string_view>& rest) { return moirai::sweep::sweep_command(rest); }}};
+                     {"sweep", [](const std::vector<std::string_view>& rest) { return moirai::sweep::sweep_command(rest); }},
+                     {"record", moirai::cli::record_command}};
     for (const auto& [name, run] : kCommands) {
       if (name == command) chosen = &run;
     }

@@ -25,9 +25,11 @@ expect_failure "ucc -o - >/dev/full" sh -c "'$moirai' ucc '$trace' -o - >/dev/fu
 expect_failure "export perfetto -o - >/dev/full" sh -c "'$moirai' export '$trace' --format perfetto -o - >/dev/full"
 expect_failure "export sqlite summary >/dev/full" sh -c "'$moirai' export '$trace' --format sqlite -o '$dir/x.db' >/dev/full"
 expect_failure "--help >/dev/full" sh -c "'$moirai' --help >/dev/full"
+expect_failure "record --help >/dev/full" sh -c "'$moirai' record --help >/dev/full"
 expect_failure "scg -o /dev/full" "$moirai" scg "$trace" -o /dev/full -T svg
 expect_failure "ucc -o /dev/full" "$moirai" ucc "$trace" -o /dev/full -T svg
 expect_failure "export perfetto -o /dev/full" "$moirai" export "$trace" --format perfetto -o /dev/full
 expect_failure "export sqlite -o /dev/full" "$moirai" export "$trace" --format sqlite -o /dev/full
 expect_failure "stats -o /dev/full" "$moirai" stats "$trace" -o /dev/full
+expect_failure "record -o /dev/full" "$moirai" record -o /dev/full -- sh -c 'cp "$1" "$MOIRAI_OMPT_TRACE"' sh "$trace"
 echo "dev_full: ok"

@@ -1,0 +1,277 @@
+#include "record_command.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <stdexcept>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "child_process.h"
+#include "moirai/trace/reader.h"
+#include "openmp_runtime.h"
+#include "output_target.h"
+
+namespace moirai::cli {
+
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kRecordUsage = "usage: moirai record [-o FILE] [--counters LIST] [--tool LIB] -- PROGRAM ARGS...\n";
+
+constexpr const char* kRecordHelp =
+    "\nRuns PROGRAM, an OpenMP program built with clang -fopenmp (LLVM's libomp), with Moirai's\n"
+    "OpenMP tool loaded, and keeps the trace it records: read it with moirai stats, scg, ucc,\n"
+    "report and export. PROGRAM runs unchanged, found on PATH when its name has no '/', with\n"
+    "this process's standard input, output and error, and its environment plus:\n"
+    "  OMP_TOOL_LIBRARIES=LIB     libomp loads the tool from it\n"
+    "  MOIRAI_OMPT_TRACE=PATH     where the tool writes: a file beside FILE\n"
+    "  MOIRAI_OMPT_COUNTERS=LIST  with --counters\n"
+    "  MOIRAI_OMPT_COMMAND=...    PROGRAM ARGS..., the command the trace names\n"
+    "Ctrl-C (SIGINT) reaches PROGRAM alone, and SIGTERM or SIGHUP sent to moirai is passed on\n"
+    "to it: the tool then writes the whole trace, marked interrupted.\n\n"
+    "  -o, --output FILE   the trace; default PROGRAM's name + .mtrace in this directory\n"
+    "                      ('-' is refused: PROGRAM's output goes to standard output)\n"
+    "  --counters LIST     counters for each unit, the names every Moirai recorder takes\n"
+    "                      (PAPI presets, perf::NAME, 'none')\n"
+    "  --tool LIB          the tool library; default libmoirai_ompt.so of this installation\n"
+    "                      (<prefix>/bin/moirai -> <prefix>/LIBDIR/), else of the build tree\n"
+    "  -h, --help          print this help and exit\n\n"
+    "FILE is replaced only when the run wrote a trace, whole or cut (a program that crashed or\n"
+    "was killed leaves a partial trace, said so); otherwise FILE is left as it was and moirai\n"
+    "says why there is no trace: a program built with GCC's libgomp (no OMPT: rebuild it with\n"
+    "clang -fopenmp), one that does not use OpenMP, one linked statically, LLVM's libomp with the\n"
+    "tool not started (OMP_TOOL=disabled, or the program never entered OpenMP), or a script,\n"
+    "whose programs it cannot see.\n\n"
+    "Exit status: PROGRAM's when it wrote a trace (128 + N when signal N killed it); 3 PROGRAM\n"
+    "ran but wrote no trace (the message says why); 2 bad input (flags, no PROGRAM, a PROGRAM\n"
+    "not found or not runnable, an unwritable FILE, a missing --tool); 1 the tool library is not\n"
+    "installed, or the trace could not be put in place.\n\n"
+    "example:\n"
+    "  clang++-16 -fopenmp -g -O2 cholesky.cpp -o cholesky\n"
+    "  moirai record -o chol.mtrace -- ./cholesky 16 128 && moirai report chol.mtrace\n";
+
+// RecordSpec is a parsed `moirai record` command line.
+struct RecordSpec {
+  bool help = false;
+  std::string output;
+  std::string counters;
+  std::string tool;
+  std::vector<std::string> program;  // PROGRAM ARGS...
+};
+
+RecordSpec parse_record_spec(const std::vector<std::string_view>& args) {
+  RecordSpec spec;
+  // The words after '--' are the program's, never parsed here.
+  const auto separator = std::find(args.begin(), args.end(), "--");
+  if (std::any_of(args.begin(), separator, [](std::string_view word) { return word == "-h" || word == "--help"; })) {
+    spec.help = true;
+    return spec;
+  }
+  CLI::App cli("moirai record");
+  cli.allow_extras();
+  cli.set_help_flag();
+  const std::vector<std::pair<CLI::Option*, std::string*>> valued = {
+      {cli.add_option("-o,--output", spec.output), &spec.output},
+      {cli.add_option("--counters", spec.counters), &spec.counters},
+      {cli.add_option("--tool", spec.tool), &spec.tool}};
+  // 0 or 1 value each, so a flag given without one reaches the check below.
+  for (const auto& [option, into] : valued) option->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  std::vector<std::string> reversed(std::make_reverse_iterator(separator), args.rend());
+  try {
+    cli.parse(reversed);
+  } catch (const CLI::ParseError& error) {
+    throw std::invalid_argument(error.what());
+  }
+  if (separator == args.end()) throw std::invalid_argument("no '--' followed by the program to run");
+  if (!cli.remaining().empty()) {
+    const std::string extra = cli.remaining().front();
+    if (extra.starts_with("-")) throw std::invalid_argument("unknown option '" + extra + "'");
+    throw std::invalid_argument("unexpected '" + extra + "' before '--' (the program to run goes after '--')");
+  }
+  for (const auto& [option, into] : valued) {
+    if (option->count() > 0 && into->empty()) throw std::invalid_argument(option->get_name() + " needs a value");
+  }
+  spec.program.assign(separator + 1, args.end());
+  if (spec.program.empty() || spec.program.front().empty()) throw std::invalid_argument("no program after '--'");
+  return spec;
+}
+
+// runnable is why `path` cannot be run ("" when it can).
+std::string unrunnable(const std::string& path) {
+  std::error_code error;
+  const fs::file_status status = fs::status(path, error);
+  if (!fs::exists(status)) return "no such file";
+  if (fs::is_directory(status)) return "it is a directory";
+  if (!fs::is_regular_file(status)) return "not a regular file";
+  if (::access(path.c_str(), X_OK) != 0) return std::string("not executable (") + std::strerror(errno) + ")";
+  return {};
+}
+
+// find_program is the file `name` runs, as execvp finds it: itself when it has a '/', else
+// the first runnable one on PATH. Throws std::invalid_argument naming why there is none.
+std::string find_program(const std::string& name) {
+  if (name.find('/') != std::string::npos) {
+    if (const std::string why = unrunnable(name); !why.empty()) throw std::invalid_argument(name + ": " + why);
+    return name;
+  }
+  const char* path = std::getenv("PATH");
+  const std::string dirs = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::string first_refusal;
+  for (std::size_t start = 0; start <= dirs.size();) {
+    const std::size_t colon = std::min(dirs.find(':', start), dirs.size());
+    const std::string dir = colon == start ? "." : dirs.substr(start, colon - start);
+    const std::string candidate = dir + "/" + name;
+    const std::string why = unrunnable(candidate);
+    if (why.empty()) return candidate;
+    if (first_refusal.empty() && why != "no such file") first_refusal = candidate + ": " + why;
+    start = colon + 1;
+  }
+  if (!first_refusal.empty()) throw std::invalid_argument(name + ": " + first_refusal);
+  throw std::invalid_argument(name + ": not found on PATH");
+}
+
+// find_tool is the tool library to load: --tool, else the installed one beside this
+// executable's prefix, else the build tree's. Throws naming the places it looked.
+std::string find_tool(const std::string& given) {
+  if (!given.empty()) {
+    std::error_code error;
+    if (!fs::is_regular_file(given, error)) throw std::invalid_argument("--tool " + given + ": no such file");
+    return fs::absolute(given).lexically_normal().string();
+  }
+  std::vector<std::string> looked;
+  std::error_code error;
+  const fs::path self = fs::read_symlink("/proc/self/exe", error);
+  if (!error) looked.push_back((self.parent_path() / MOIRAI_BIN_TO_LIB / MOIRAI_OMPT_FILE_NAME).lexically_normal().string());
+  looked.emplace_back(MOIRAI_OMPT_BUILD_PATH);
+  for (const std::string& candidate : looked) {
+    if (fs::is_regular_file(candidate, error)) return candidate;
+  }
+  std::string places;
+  for (const std::string& candidate : looked) places += (places.empty() ? "" : " or ") + candidate;
+  throw std::runtime_error(std::string("cannot find the OpenMP tool ") + MOIRAI_OMPT_FILE_NAME + " (looked for " + places +
+                           "): install Moirai, or name it with --tool LIB");
+}
+
+// trace_size is the size of the file the tool was to write (0: none).
+std::uintmax_t trace_size(const std::string& path) {
+  std::error_code error;
+  const std::uintmax_t size = fs::file_size(path, error);
+  return error ? 0 : size;
+}
+
+// how_it_ended says how the program's run ended, e.g. "exited with status 0".
+std::string how_it_ended(const tools::ChildStatus& status) {
+  if (status.signal != 0) {
+    return "was killed by signal " + std::to_string(status.signal) + " (" + strsignal(status.signal) + ")";
+  }
+  return "exited with status " + std::to_string(status.exit_code);
+}
+
+// why_no_trace says why a run of `program` (its file: `path`) wrote no trace, and what to do.
+std::string why_no_trace(const std::string& program, const std::string& path) {
+  using Kind = ProgramRuntime::Kind;
+  const ProgramRuntime runtime = openmp_runtime_of(path);
+  const std::string through = runtime.through.empty() ? "" : ", needed by " + runtime.through;
+  switch (runtime.kind) {
+    case Kind::libgomp:
+      return program + " uses GCC's libgomp (" + runtime.library + through +
+             "), which has no OMPT tools interface: rebuild it with clang -fopenmp (LLVM's libomp), "
+             "e.g. clang++-16 -fopenmp -g, and record that";
+    case Kind::libomp: {
+      const char* disabled = std::getenv("OMP_TOOL");
+      if (disabled != nullptr && std::string_view(disabled) == "disabled") {
+        return program + " uses LLVM's libomp (" + runtime.library + through +
+               "), but OMP_TOOL=disabled in the environment stops it from loading any tool: unset OMP_TOOL";
+      }
+      return program + " uses LLVM's libomp (" + runtime.library + through +
+             "), but the tool did not start: the program never entered the OpenMP runtime, libomp did not load "
+             "the tool, or the tool declined (run with OMP_TOOL_VERBOSE_INIT=stderr to see what libomp tried)";
+    }
+    case Kind::no_openmp:
+      return program + " does not use OpenMP: neither it nor the libraries it loads need an OpenMP runtime "
+                       "(LLVM's libomp, GCC's libgomp); moirai record records programs built with clang -fopenmp";
+    case Kind::static_program:
+      return program + " is linked statically, so no OpenMP runtime library can load the tool: link it dynamically "
+                       "with clang -fopenmp";
+    case Kind::script:
+      return program + " is a script (" + runtime.detail +
+             "): moirai cannot tell whether the programs it runs use LLVM's libomp; record the OpenMP program itself";
+    case Kind::not_elf:
+      return program + " is not an ELF program, so moirai cannot tell whether it uses OpenMP";
+    case Kind::unreadable:
+      break;
+  }
+  return "cannot read " + path + " (" + runtime.detail + ") to tell whether it uses OpenMP";
+}
+
+// exit_status is what a shell says of the run: the program's status, or 128 + its signal.
+int exit_status(const tools::ChildStatus& status) { return status.signal != 0 ? 128 + status.signal : status.exit_code; }
+
+}  // namespace
+
+int record_command(const std::vector<std::string_view>& args) {
+  const RecordSpec spec = parse_record_spec(args);
+  if (spec.help) {
+    std::cout << kRecordUsage << kRecordHelp;
+    return 0;
+  }
+  const std::string& program = spec.program.front();
+  const std::string program_path = find_program(program);
+  const std::string tool = find_tool(spec.tool);
+  const std::string output = spec.output.empty() ? fs::path(program).filename().string() + ".mtrace" : spec.output;
+  if (output == "-") {
+    throw std::invalid_argument("-o -: the trace cannot go to standard output, where " + program + "'s output goes; name a file");
+  }
+  const bool existed = fs::exists(output);
+  OutputTarget target("-o", output, OutputTarget::Kind::file, {program_path, tool});
+
+  tools::ChildSpec child;
+  child.argv = spec.program;
+  child.program = program_path;
+  child.in_path.clear();
+  child.foreground = true;
+  child.environment = {{"OMP_TOOL_LIBRARIES", tool},
+                       {"MOIRAI_OMPT_TRACE", fs::absolute(target.path()).string()},
+                       {"MOIRAI_OMPT_COMMAND", tools::command_text(spec.program)}};
+  if (!spec.counters.empty()) child.environment.emplace_back("MOIRAI_OMPT_COUNTERS", spec.counters);
+  const tools::ChildStatus status = tools::run_child(child);
+  if (!status.started) throw std::invalid_argument("cannot run " + program + ": " + status.error);
+
+  // no_trace says the run left no trace to keep, and why.
+  const auto no_trace = [&](const std::string& why) {
+    std::cerr << "moirai: error: record: no trace written (" << program << " " << how_it_ended(status)
+              << (existed ? "; " + output + " is left as it was" : "") << "): " << why << '\n';
+    return kNoTraceWritten;
+  };
+  if (trace_size(target.path()) == 0) return no_trace(why_no_trace(program, program_path));
+  std::string summary;
+  std::vector<std::string> warnings;
+  try {
+    const trace::Trace trace = trace::read_trace(target.path());
+    summary = std::to_string(trace.units.size()) + " units on " + std::to_string(trace.core_count) + " cores";
+    warnings = trace::trace_warnings(trace);
+  } catch (const trace::TraceOutOfMemory& error) {
+    summary = "too large to read back here (" + std::string(error.what()) + ")";
+  } catch (const trace::TraceError& error) {
+    return no_trace("what the tool wrote is no readable trace: " + target.explain(error.what()));
+  }
+  target.commit();
+  std::cerr << "moirai record: " << program << " " << how_it_ended(status) << "; wrote " << output << ": " << summary
+            << '\n';
+  for (const std::string& warning : warnings) std::cerr << "moirai record: warning: " << output << ": " << warning << '\n';
+  if (status.signal != 0) {
+    std::cerr << "moirai record: the trace holds what the tool recorded until " << program << " was killed\n";
+  }
+  return exit_status(status);
+}
+
+}  // namespace moirai::cli
