@@ -140,6 +140,8 @@ std::vector<std::pair<std::string, std::string>> TraceRecorder::Impl::closing_li
                                                 : "the program finished the recording");
   // The cores' OS totals are complete only once every core has stopped.
   if (signal == 0) os_closing_lines(lines);
+  std::lock_guard<std::mutex> hold(notes_mutex);
+  lines.insert(lines.end(), closing_notes.begin(), closing_notes.end());
   return lines;
 }
 

@@ -148,6 +148,8 @@ struct TraceRecorder::Impl {
   bool catching_xfsz = false;  // this recorder ignores SIGXFSZ while it records
 
   std::mutex definitions_mutex;
+  std::mutex notes_mutex;  // closing_notes: front-ends add them from any thread
+  std::vector<std::pair<std::string, std::string>> closing_notes;
   std::vector<unsigned char> definitions;
   std::vector<unsigned char> definitions_out;  // the writer's: the batch it writes, kept for reuse
   std::map<std::pair<const char*, std::uint32_t>, std::uint32_t> site_ids;

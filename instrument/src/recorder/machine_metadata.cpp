@@ -80,6 +80,7 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
   char host[256] = {};
   gethostname(host, sizeof host - 1);
   line("host", host);
+  for (const auto& [key, value] : options.metadata) line(key, value);
   if (time != nullptr) {
     for (const auto& [key, value] : time->header()) line(key, value);
   } else {

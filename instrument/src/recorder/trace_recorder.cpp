@@ -75,6 +75,11 @@ void TraceRecorder::run_start(const std::string& language,
   rec.writer = std::thread([&rec] { rec.writer_loop(); });
 }
 
+void TraceRecorder::note_closing(std::string key, std::string value) {
+  std::lock_guard<std::mutex> hold(impl_->notes_mutex);
+  impl_->closing_notes.emplace_back(std::move(key), std::move(value));
+}
+
 RecorderStats TraceRecorder::finish() {
   Impl& rec = *impl_;
   if (rec.finished) return rec.stats;

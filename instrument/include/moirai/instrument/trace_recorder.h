@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "moirai/instrument/counters.h"
@@ -17,6 +18,9 @@ struct RecorderOptions {
   std::string path;                    // the trace file to write
   std::vector<std::string> counters;   // counter names (counters.h); missing ones are reported, not faked
   std::string command_line;            // stored in the header
+  // metadata: more key=value lines for the header, from a front-end that records a runtime it
+  // did not write (e.g. which OpenMP runtime, how its threads were bound); keys must be new.
+  std::vector<std::pair<std::string, std::string>> metadata;
   std::size_t buffer_bytes = 256 * 1024;  // per-core buffer, a full one becomes one chunk;
                                           // many cores share 32 MiB (at least 16 KiB each)
   bool os_time = true;                 // on real cores, record what the OS took from each unit
@@ -65,6 +69,9 @@ class TraceRecorder final : public RuntimeObserver {
   // written. A SIGINT or SIGTERM caught before it ends the process here, after the trace is
   // written (marked interrupted).
   RecorderStats finish();
+  // note_closing adds a key=value line to the closing chunk, for what a front-end knows only at
+  // the end (e.g. what its runtime did that it could not record); any thread, before finish.
+  void note_closing(std::string key, std::string value);
 
   void use_time_source(const TimeSource& time) override;
   void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,

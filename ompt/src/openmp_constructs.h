@@ -1,0 +1,33 @@
+// OpenMP's constructs as the trace names them: each with the role that lets every view read an
+// OpenMP trace without knowing OpenMP (moirai/instrument/construct_role.h).
+#pragma once
+
+#include <vector>
+
+#include "moirai/instrument/construct_role.h"
+#include "moirai/instrument/ids.h"
+
+namespace moirai::ompt {
+
+// OpenMpConstruct is the construct kind recorded for a unit boundary or a constraint.
+enum OpenMpConstruct : ConstructKind {
+  kTaskEnd = 0,      // a task (explicit or implicit) completed
+  kTask = 1,         // a task was created: the creator's unit ends (a task scheduling point)
+  kDepend = 2,       // a predecessor's completion satisfied one of a task's dependences
+  kTaskwait = 3,     // taskwait: freed by the last child to complete
+  kTaskgroup = 4,    // the end of a taskgroup: freed by the last child to complete
+  kBarrier = 5,      // a barrier (explicit, implicit, the parallel region's join): the last arrival
+  kCritical = 6,     // a critical section was entered: its body runs next
+  kCriticalEnd = 7,  // a critical section was left: frees the next thread that waited for it
+  kLock = 8,         // an OpenMP lock was acquired
+  kUnlock = 9,       // an OpenMP lock was released
+  kLoopChunk = 10,   // the runtime handed the thread a chunk of a work-sharing loop
+  kParallel = 11,    // a parallel region forked: the encountering task created the team's tasks
+  kTaskSwitch = 12,  // the thread left a task at a scheduling point without ending it (taskyield)
+  kConstructCount = 13,
+};
+
+// openmp_constructs is the construct table a trace of an OpenMP run carries (index = kind).
+std::vector<ConstructInfo> openmp_constructs();
+
+}  // namespace moirai::ompt

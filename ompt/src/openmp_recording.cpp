@@ -1,0 +1,463 @@
+// How OMPT's events become units: a unit of a task ends at each scheduling point the task
+// reaches (creating a task, taskwait, a barrier, entering or leaving a critical section or lock,
+// a loop chunk, its completion) and the next begins where the task goes on. What frees a unit is
+// recorded as a constraint from the unit that freed it; time a thread spends waiting (in a
+// barrier, taskwait or lock wait, or between parallel regions) is idle.
+#include "openmp_recording.h"
+
+#include <sched.h>
+
+#include <string>
+
+#include "openmp_constructs.h"
+
+namespace moirai::ompt {
+
+namespace {
+
+const CallSite kUnknownSite{"?", 0, ""};
+
+Task* task_of(const ompt_data_t* data) { return data != nullptr ? static_cast<Task*>(data->ptr) : nullptr; }
+Region* region_of(const ompt_data_t* data) { return data != nullptr ? static_cast<Region*>(data->ptr) : nullptr; }
+
+bool is_barrier(ompt_sync_region_t kind) {
+  switch (kind) {
+    case ompt_sync_region_taskwait:
+    case ompt_sync_region_taskgroup:
+    case ompt_sync_region_reduction:
+      return false;
+    default:
+      return true;
+  }
+}
+
+ConstructKind sync_construct(ompt_sync_region_t kind) {
+  if (kind == ompt_sync_region_taskwait) return kTaskwait;
+  if (kind == ompt_sync_region_taskgroup) return kTaskgroup;
+  return kBarrier;
+}
+
+bool is_lock(ompt_mutex_t kind) {
+  return kind == ompt_mutex_lock || kind == ompt_mutex_test_lock || kind == ompt_mutex_nest_lock ||
+         kind == ompt_mutex_test_nest_lock;
+}
+bool is_exclusive(ompt_mutex_t kind) { return is_lock(kind) || kind == ompt_mutex_critical || kind == ompt_mutex_ordered; }
+bool is_test(ompt_mutex_t kind) { return kind == ompt_mutex_test_lock || kind == ompt_mutex_test_nest_lock; }
+
+// binding says which PU the calling thread may run on: one PU ("pu3"), or "unbound (N PUs)".
+std::string binding() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return "unknown";
+  const int count = CPU_COUNT(&set);
+  if (count == 1) {
+    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+      if (CPU_ISSET(cpu, &set)) return "pu" + std::to_string(cpu);
+    }
+  }
+  return "unbound (" + std::to_string(count) + " PUs)";
+}
+
+}  // namespace
+
+struct OpenMpRecording::Thread {
+  CoreId core = kAnyCore;
+  bool recorded = false;
+  Task* running = nullptr;  // the task whose unit this core animates
+  UnitId unit = 0;
+  bool idle = false;
+  int waiting = 0;          // inside a sync region's wait
+  CallSite work_site = kUnknownSite;  // the work-sharing construct its chunks belong to
+  VpId implicit_vp = 0;     // one VP holds this thread's implicit tasks
+  Task* acquiring = nullptr;  // the task whose unit ended asking for a lock or critical section
+  std::unordered_map<const void*, CallSite> sites;  // before the shared, locked table
+};
+
+OpenMpRecording::OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores)
+    : recorder_(recorder), cores_(cores) {}
+
+OpenMpRecording::~OpenMpRecording() = default;
+
+OpenMpRecording::Thread& OpenMpRecording::thread() {
+  static thread_local Thread current;
+  if (finished_.load(std::memory_order_relaxed)) current.recorded = false;  // the trace is written
+  return current;
+}
+
+CallSite OpenMpRecording::site(const void* ra) {
+  if (ra == nullptr) return kUnknownSite;
+  Thread& t = thread();
+  auto cached = t.sites.find(ra);
+  if (cached != t.sites.end()) return cached->second;
+  const CallSite found = symbols_.call_site(ra);
+  t.sites.emplace(ra, found);
+  return found;
+}
+
+VpId OpenMpRecording::define_vp(Thread& t, const std::string& name, const CallSite& at) {
+  const VpId vp = next_vp_.fetch_add(1, std::memory_order_relaxed);
+  if (t.recorded) recorder_.vp_created(t.core, vp, name, at, kAnyCore);
+  return vp;
+}
+
+UnitId OpenMpRecording::unit_for(Task& task) {
+  if (task.next_unit == 0) task.next_unit = next_unit_.fetch_add(1, std::memory_order_relaxed);
+  return task.next_unit;
+}
+
+void OpenMpRecording::begin_unit(Thread& t, Task& task) {
+  stop_idle(t);
+  t.running = &task;
+  t.unit = unit_for(task);
+  task.next_unit = 0;
+  if (t.recorded) recorder_.unit_begin(t.core, task.vp, t.unit);
+}
+
+template <typename Constraints>
+UnitId OpenMpRecording::end_unit(Thread& t, ConstructKind kind, const CallSite& at, Constraints&& constraints) {
+  const UnitId unit = t.unit;
+  Task* task = t.running;
+  t.running = nullptr;
+  t.unit = 0;
+  if (t.recorded) {
+    recorder_.unit_end(t.core, task->vp, unit, kind, at);
+    recorder_.handler_enter(t.core, kind, unit);
+  }
+  constraints(unit);
+  if (t.recorded) recorder_.handler_exit(t.core, kind, unit);
+  return unit;
+}
+
+UnitId OpenMpRecording::end_unit(Thread& t, ConstructKind kind, const CallSite& at) {
+  return end_unit(t, kind, at, [](UnitId) {});
+}
+
+void OpenMpRecording::constraint(Thread& t, ConstructKind kind, UnitId from, UnitId to) {
+  if (t.recorded && from != 0 && to != 0) recorder_.constraint(t.core, kind, from, to, 0);
+}
+
+void OpenMpRecording::go_idle(Thread& t) {
+  if (t.idle || t.running != nullptr) return;
+  t.idle = true;
+  if (t.recorded) recorder_.idle_begin(t.core);
+}
+
+void OpenMpRecording::stop_idle(Thread& t) {
+  if (!t.idle) return;
+  t.idle = false;
+  if (t.recorded) recorder_.idle_end(t.core);
+}
+
+void OpenMpRecording::thread_begin(ompt_thread_t type) {
+  Thread& t = thread();
+  if (type == ompt_thread_other || type == ompt_thread_unknown) return;  // not an OpenMP thread
+  t.core = next_core_.fetch_add(1, std::memory_order_relaxed);
+  t.recorded = t.core < cores_;
+  if (!t.recorded) {
+    unrecorded_threads_.fetch_add(1, std::memory_order_relaxed);
+    return;
+  }
+  {
+    std::lock_guard<std::mutex> hold_binding(binding_mutex_);
+    binding_ += (binding_.empty() ? "" : ",") + std::to_string(t.core) + ":" + binding();
+  }
+  recorder_.core_start(t.core);
+}
+
+void OpenMpRecording::thread_end() {
+  Thread& t = thread();
+  stop_idle(t);
+  if (t.running != nullptr) end_unit(t, kTaskEnd, t.running->created_at);
+  if (t.recorded) recorder_.core_stop(t.core);
+  t.recorded = false;
+}
+
+void OpenMpRecording::parallel_begin(ompt_data_t* encountering, ompt_data_t* parallel, unsigned requested,
+                                     const void* ra) {
+  Thread& t = thread();
+  auto* region = new Region;
+  region->team = requested == 0 ? 1 : requested;
+  parallel->ptr = region;
+  Task* task = task_of(encountering);
+  if (task != nullptr && t.running == task) region->fork_unit = end_unit(t, kParallel, site(ra));
+}
+
+void OpenMpRecording::parallel_end(ompt_data_t* parallel, ompt_data_t* encountering) {
+  Thread& t = thread();
+  Region* region = region_of(parallel);
+  Task* task = task_of(encountering);
+  if (task != nullptr && t.running == nullptr) {
+    UnitId joined = 0;
+    if (region != nullptr) {
+      std::lock_guard<std::mutex> hold_region(region->mutex);
+      const std::uint64_t last = region->arrivals == 0 ? 0 : (region->arrivals - 1) / region->team;
+      joined = region->last_arrival[last % Region::kSlots];
+    }
+    constraint(t, kBarrier, joined, unit_for(*task));
+    begin_unit(t, *task);
+  }
+  parallel->ptr = nullptr;
+  let_go(region);
+}
+
+void OpenMpRecording::implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* data,
+                                    unsigned actual, int flags) {
+  Thread& t = thread();
+  if (endpoint == ompt_scope_begin) {
+    auto* task = new Task;
+    task->implicit = true;
+    const bool initial = (flags & ompt_task_initial) != 0;
+    if (initial) {
+      task->vp = define_vp(t, "initial task", kUnknownSite);
+      task->region = new Region;
+      if (parallel != nullptr) parallel->ptr = task->region;
+    } else {
+      if (t.implicit_vp == 0) t.implicit_vp = define_vp(t, "implicit tasks of thread " + std::to_string(t.core), kUnknownSite);
+      task->vp = t.implicit_vp;
+      task->region = region_of(parallel);
+      hold(task->region);
+    }
+    data->ptr = task;
+    if (task->region != nullptr && actual != 0 && !initial) task->region->team = actual;
+    if (task->region != nullptr) constraint(t, kParallel, task->region->fork_unit, unit_for(*task));
+    begin_unit(t, *task);
+    return;
+  }
+  Task* task = task_of(data);
+  if (task == nullptr) return;
+  if (t.running == task) end_unit(t, kTaskEnd, kUnknownSite);
+  const bool initial = (flags & ompt_task_initial) != 0;
+  data->ptr = nullptr;
+  let_go(task->region);
+  let_go(task);
+  if (!initial) go_idle(t);  // a worker waits for the next parallel region
+}
+
+void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* created, int flags, const void* ra) {
+  Thread& t = thread();
+  Task* parent = task_of(encountering);
+  auto* task = new Task;
+  const CallSite at = site(ra);
+  task->created_at = at;
+  task->vp = define_vp(t, "task", at);
+  task->first_unit = unit_for(*task);
+  task->parent = parent;
+  hold(parent);
+  task->region = parent != nullptr ? parent->region : nullptr;
+  hold(task->region);
+  created->ptr = task;
+  if ((flags & (ompt_task_undeferred | ompt_task_mergeable | ompt_task_merged)) != 0) {
+    undeferred_tasks_.fetch_add(1, std::memory_order_relaxed);
+  }
+  // Creating a task is a task scheduling point: the creator's unit ends there.
+  if (parent != nullptr && t.running == parent) {
+    end_unit(t, kTask, at, [&](UnitId unit) { constraint(t, kTask, unit, task->first_unit); });
+    begin_unit(t, *parent);
+  }
+}
+
+void OpenMpRecording::task_dependence(ompt_data_t* source, ompt_data_t* sink) {
+  Thread& t = thread();
+  Task* from = task_of(source);
+  Task* to = task_of(sink);
+  if (from == nullptr || to == nullptr) return;
+  for (const Task* known : to->predecessors) {
+    if (known == from) return;  // two dependences on one predecessor make one constraint
+  }
+  to->predecessors.push_back(from);
+  std::unique_lock<std::mutex> hold_from(from->successors_mutex);
+  if (!from->completed) {
+    hold(to);
+    from->successors.push_back(to);
+    return;
+  }
+  const UnitId done = from->final_unit;
+  hold_from.unlock();
+  constraint(t, kDepend, done, to->first_unit);
+}
+
+void OpenMpRecording::complete(Thread& t, Task& task, UnitId last_unit) {
+  std::vector<Task*> freed;
+  {
+    std::lock_guard<std::mutex> hold_task(task.successors_mutex);
+    task.completed = true;
+    task.final_unit = last_unit;
+    freed.swap(task.successors);
+  }
+  for (Task* successor : freed) {
+    constraint(t, kDepend, last_unit, successor->first_unit);
+    let_go(successor);
+  }
+  if (Region* region = task.region) {
+    std::lock_guard<std::mutex> hold_region(region->mutex);
+    region->last_done = last_unit;
+    region->last_done_ticket = next_ticket_.fetch_add(1, std::memory_order_relaxed);
+  }
+}
+
+void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t status, ompt_data_t* next_data) {
+  Thread& t = thread();
+  Task* prior = task_of(prior_data);
+  Task* next = task_of(next_data);
+  const bool completed = status == ompt_task_complete || status == ompt_task_late_fulfill;
+  if (prior != nullptr) {
+    if (completed) {
+      // Siblings end in the order they tell their parent: the last child to complete (what
+      // frees a taskwait) is then also the one whose unit ended last.
+      std::unique_lock<std::mutex> in_order;
+      if (prior->parent != nullptr) in_order = std::unique_lock<std::mutex>(prior->parent->children_mutex);
+      auto done = [&](UnitId unit) {
+        if (prior->parent != nullptr) {
+          prior->parent->last_child_done.store(unit, std::memory_order_relaxed);
+          in_order.unlock();
+        }
+        complete(t, *prior, unit);
+      };
+      if (t.running == prior) {
+        end_unit(t, kTaskEnd, prior->created_at, done);
+      } else {
+        done(prior->next_unit);
+      }
+      let_go(prior->parent);
+      let_go(prior->region);
+      prior_data->ptr = nullptr;
+      let_go(prior);
+    } else if (t.running == prior && status != ompt_task_detach) {
+      switches_.fetch_add(1, std::memory_order_relaxed);
+      end_unit(t, kTaskSwitch, kUnknownSite);
+    }
+  }
+  if (next != nullptr && next->in_sync == 0 && t.running == nullptr) {
+    begin_unit(t, *next);
+  } else if (t.waiting > 0) {
+    go_idle(t);
+  }
+}
+
+void OpenMpRecording::arrive(Task& task, UnitId unit) {
+  Region* region = task.region;
+  if (region == nullptr) return;
+  const std::uint64_t epoch = region->arrivals / region->team;
+  ++region->arrivals;
+  task.barrier_epoch = epoch;
+  const std::size_t slot = epoch % Region::kSlots;
+  region->last_arrival[slot] = unit;
+  region->last_arrival_ticket[slot] = next_ticket_.fetch_add(1, std::memory_order_relaxed);
+}
+
+UnitId OpenMpRecording::barrier_released_by(Task& task) {
+  Region* region = task.region;
+  if (region == nullptr) return 0;
+  std::lock_guard<std::mutex> hold_region(region->mutex);
+  const std::size_t slot = task.barrier_epoch % Region::kSlots;
+  // A barrier also waits for the region's tasks: a task that completed after the last arrival freed it.
+  if (region->last_done_ticket > region->last_arrival_ticket[slot]) return region->last_done;
+  return region->last_arrival[slot];
+}
+
+void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
+                                  ompt_data_t* data, const void* ra) {
+  Thread& t = thread();
+  Task* task = task_of(data);
+  if (task == nullptr) return;
+  const ConstructKind construct = sync_construct(kind);
+  if (endpoint == ompt_scope_begin) {
+    task->in_sync = construct;
+    if (!is_barrier(kind)) {
+      if (t.running == task) end_unit(t, construct, site(ra));
+      return;
+    }
+    // Arrivals are counted in the order their units end: the last arrival ended last.
+    const CallSite at = site(ra);
+    std::lock_guard<std::mutex> in_order(task->region != nullptr ? task->region->mutex : task->children_mutex);
+    arrive(*task, t.running == task ? end_unit(t, construct, at) : 0);
+    return;
+  }
+  task->in_sync = 0;
+  if (parallel == nullptr && is_barrier(kind)) return;  // the region's join: the implicit task ends next
+  if (t.running != nullptr) return;
+  UnitId from = 0;
+  if (is_barrier(kind)) {
+    from = barrier_released_by(*task);
+  } else {
+    from = task->last_child_done.exchange(0, std::memory_order_acq_rel);
+  }
+  constraint(t, construct, from, unit_for(*task));
+  begin_unit(t, *task);
+}
+
+void OpenMpRecording::sync_region_wait(ompt_scope_endpoint_t endpoint) {
+  Thread& t = thread();
+  if (endpoint == ompt_scope_begin) {
+    ++t.waiting;
+    go_idle(t);
+  } else {
+    if (t.waiting > 0) --t.waiting;
+    stop_idle(t);
+  }
+}
+
+void OpenMpRecording::mutex_acquire(ompt_mutex_t kind, ompt_wait_id_t /*wait_id*/, const void* ra) {
+  if (!is_exclusive(kind) || is_test(kind)) return;  // a test may fail: its boundary is at acquired
+  Thread& t = thread();
+  if (t.running == nullptr) return;
+  t.acquiring = t.running;
+  end_unit(t, is_lock(kind) ? kLock : kCritical, site(ra));
+  go_idle(t);  // until it is granted: a wait for the thread that holds it
+}
+
+void OpenMpRecording::mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra) {
+  if (!is_exclusive(kind)) return;
+  Thread& t = thread();
+  if (is_test(kind) && t.running != nullptr) {
+    t.acquiring = t.running;
+    end_unit(t, kLock, site(ra));
+  }
+  Task* task = t.acquiring;
+  t.acquiring = nullptr;
+  if (task == nullptr || t.running != nullptr) return;
+  UnitId released_by = 0;
+  {
+    std::lock_guard<std::mutex> hold_locks(locks_mutex_);
+    auto last = last_release_.find(wait_id);
+    if (last != last_release_.end()) released_by = last->second;
+  }
+  constraint(t, is_lock(kind) ? kUnlock : kCriticalEnd, released_by, unit_for(*task));
+  begin_unit(t, *task);
+}
+
+void OpenMpRecording::mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra) {
+  if (!is_exclusive(kind)) return;
+  Thread& t = thread();
+  Task* task = t.running;
+  if (task == nullptr) return;
+  const UnitId unit = end_unit(t, is_lock(kind) ? kUnlock : kCriticalEnd, site(ra));
+  {
+    std::lock_guard<std::mutex> hold_locks(locks_mutex_);
+    last_release_[wait_id] = unit;
+  }
+  begin_unit(t, *task);
+}
+
+void OpenMpRecording::work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, const void* ra) {
+  (void)kind;
+  if (endpoint == ompt_scope_begin) thread().work_site = site(ra);
+}
+
+void OpenMpRecording::dispatch() {
+  Thread& t = thread();
+  if (t.running == nullptr) return;
+  Task* task = t.running;
+  end_unit(t, kLoopChunk, t.work_site);
+  begin_unit(t, *task);
+}
+
+void OpenMpRecording::finish() {
+  finished_.store(true, std::memory_order_relaxed);
+  recorder_.note_closing("omp_core_binding", binding_);
+  recorder_.note_closing("omp_unrecorded_threads", std::to_string(unrecorded_threads_.load()));
+  recorder_.note_closing("omp_undeferred_tasks", std::to_string(undeferred_tasks_.load()));
+  recorder_.note_closing("omp_task_switches", std::to_string(switches_.load()));
+}
+
+}  // namespace moirai::ompt

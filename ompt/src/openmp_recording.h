@@ -1,0 +1,83 @@
+// The OpenMP model of a trace: OMPT's events, on the thread they happen on, turned into the
+// recorder's units, idle spans and constraints (docs/openmp.md says what becomes what).
+#pragma once
+
+#include <omp-tools.h>
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <unordered_map>
+
+#include "code_symbols.h"
+#include "moirai/instrument/trace_recorder.h"
+#include "task_state.h"
+
+namespace moirai::ompt {
+
+// OpenMpRecording receives OMPT's callbacks and records them through one TraceRecorder: each
+// OpenMP thread is a core (the first `cores` threads; more are counted, not recorded), each task a
+// VP, each stretch of a task between two scheduling points a unit.
+class OpenMpRecording {
+ public:
+  OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores);
+  ~OpenMpRecording();
+
+  void thread_begin(ompt_thread_t type);
+  void thread_end();
+  void parallel_begin(ompt_data_t* encountering, ompt_data_t* parallel, unsigned requested, const void* ra);
+  void parallel_end(ompt_data_t* parallel, ompt_data_t* encountering);
+  void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task,
+                     unsigned actual, int flags);
+  void task_create(ompt_data_t* encountering, ompt_data_t* created, int flags, const void* ra);
+  void task_dependence(ompt_data_t* source, ompt_data_t* sink);
+  void task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next);
+  void sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
+                   ompt_data_t* task, const void* ra);
+  void sync_region_wait(ompt_scope_endpoint_t endpoint);
+  void mutex_acquire(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
+  void mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
+  void mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
+  void work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, const void* ra);
+  void dispatch();
+
+  // finish adds what the run did that the trace could not hold to its closing chunk.
+  void finish();
+
+ private:
+  struct Thread;
+  Thread& thread();
+  UnitId unit_for(Task& task);
+  void begin_unit(Thread& t, Task& task);
+  template <typename Constraints>
+  UnitId end_unit(Thread& t, ConstructKind kind, const CallSite& site, Constraints&& constraints);
+  UnitId end_unit(Thread& t, ConstructKind kind, const CallSite& site);
+  void constraint(Thread& t, ConstructKind kind, UnitId from, UnitId to);
+  void go_idle(Thread& t);
+  void stop_idle(Thread& t);
+  void complete(Thread& t, Task& task, UnitId last_unit);
+  void arrive(Task& task, UnitId unit);  // the region's mutex held
+  UnitId barrier_released_by(Task& task);
+  CallSite site(const void* ra);
+  VpId define_vp(Thread& t, const std::string& name, const CallSite& at);
+
+  instrument::TraceRecorder& recorder_;
+  CodeSymbols symbols_;
+  const std::size_t cores_;
+  std::atomic<CoreId> next_core_{0};
+  std::atomic<UnitId> next_unit_{1};
+  std::atomic<VpId> next_vp_{1};
+  std::atomic<std::uint64_t> next_ticket_{1};
+  std::atomic<std::uint64_t> unrecorded_threads_{0};
+  std::atomic<std::uint64_t> undeferred_tasks_{0};
+  std::atomic<std::uint64_t> switches_{0};
+  std::atomic<bool> finished_{false};
+  std::mutex locks_mutex_;
+  std::unordered_map<ompt_wait_id_t, UnitId> last_release_;  // per lock or critical: who left it last
+  std::mutex binding_mutex_;
+  std::string binding_;  // per core: the PU its thread is bound to, or "unbound"
+};
+
+}  // namespace moirai::ompt

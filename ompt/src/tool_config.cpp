@@ -1,0 +1,89 @@
+#include "tool_config.h"
+
+#include <sched.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <iterator>
+
+#include "moirai/instrument/counters.h"
+
+namespace moirai::ompt {
+
+namespace {
+
+std::string env(const char* name) {
+  const char* value = std::getenv(name);
+  return value != nullptr ? value : "";
+}
+
+std::vector<std::string> split(const std::string& text, char separator) {
+  std::vector<std::string> parts;
+  std::string part;
+  for (char c : text) {
+    if (c == separator) {
+      if (!part.empty()) parts.push_back(part);
+      part.clear();
+    } else if (c != ' ') {
+      part += c;
+    }
+  }
+  if (!part.empty()) parts.push_back(part);
+  return parts;
+}
+
+std::string own_command_line() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  while (!text.empty() && text.back() == '\0') text.pop_back();
+  for (char& c : text) c = c == '\0' ? ' ' : c;
+  return text;
+}
+
+// What OMPT does not show, said in every OpenMP trace (docs/openmp.md has the details).
+constexpr const char* kLimits =
+    "undeferred, included and merged tasks run inside their creator's unit when the runtime reports no "
+    "switch; an untied task that moves to another thread is seen as a new unit there; a barrier is "
+    "charged to the last arrival or the last task completed before it ends; a lock or critical "
+    "hand-over names the previous release as OMPT reports it";
+
+}  // namespace
+
+ToolConfig tool_config(std::string& problem) {
+  ToolConfig config;
+  config.trace_path = env("MOIRAI_OMPT_TRACE");
+  if (config.trace_path.empty()) config.trace_path = "moirai-" + std::to_string(::getpid()) + ".mtrace";
+  config.counters = split(env("MOIRAI_OMPT_COUNTERS"), ',');
+  for (const std::string& counter : config.counters) {
+    const std::string unknown = instrument::unknown_counter(counter);
+    if (!unknown.empty()) {
+      problem = "MOIRAI_OMPT_COUNTERS: " + unknown;
+      return config;
+    }
+  }
+  config.command_line = env("MOIRAI_OMPT_COMMAND");
+  if (config.command_line.empty()) config.command_line = own_command_line();
+  config.quiet = env("MOIRAI_OMPT_QUIET") == "1";
+  const std::vector<std::string> levels = split(env("OMP_NUM_THREADS"), ',');
+  char* end = nullptr;
+  const long requested = levels.empty() ? 0 : std::strtol(levels.front().c_str(), &end, 10);
+  if (requested > 0 && end != nullptr && *end == '\0') {
+    config.cores = static_cast<std::size_t>(requested);
+  } else {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    config.cores = sched_getaffinity(0, sizeof set, &set) == 0 ? static_cast<std::size_t>(CPU_COUNT(&set)) : 1;
+  }
+  if (config.cores == 0) config.cores = 1;
+  for (const char* key : {"OMP_NUM_THREADS", "OMP_PROC_BIND", "OMP_PLACES", "OMP_SCHEDULE", "OMP_WAIT_POLICY"}) {
+    const std::string value = env(key);
+    std::string name = key;
+    for (char& c : name) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    config.metadata.emplace_back(name, value.empty() ? "unset" : value);
+  }
+  config.metadata.emplace_back("ompt_limits", kLimits);
+  return config;
+}
+
+}  // namespace moirai::ompt

@@ -1,0 +1,25 @@
+// What the OMPT tool records, read from the environment `moirai record` (or the user) sets:
+// the tool has no command line of its own.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace moirai::ompt {
+
+// ToolConfig is one run's recording settings.
+struct ToolConfig {
+  std::string trace_path;             // MOIRAI_OMPT_TRACE, else moirai-<pid>.mtrace
+  std::vector<std::string> counters;  // MOIRAI_OMPT_COUNTERS, comma-separated
+  std::string command_line;           // MOIRAI_OMPT_COMMAND, else /proc/self/cmdline
+  std::size_t cores = 1;              // OpenMP threads recorded: OMP_NUM_THREADS's first level, else the PUs allowed
+  bool quiet = false;                 // MOIRAI_OMPT_QUIET=1: no summary line on stderr
+  std::vector<std::pair<std::string, std::string>> metadata;  // the trace header's OpenMP keys
+};
+
+// tool_config reads the environment; `problem` says what was wrong when it returns no usable config.
+ToolConfig tool_config(std::string& problem);
+
+}  // namespace moirai::ompt

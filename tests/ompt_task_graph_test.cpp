@@ -1,0 +1,185 @@
+// OpenMP programs recorded through OMPT (libmoirai_ompt.so in LLVM's libomp) on 2 real threads:
+// the recorded units and constraints are the program's known task graph. Tiled Cholesky with
+// `depend` clauses has exactly the textbook dependences (its first task waits until every task
+// is created, so that each dependence is still pending when the runtime sees it: OMPT reports a
+// dependence only on a task that has not finished); a recursive fib with task + taskwait is a
+// task tree whose every taskwait is freed by the child that completed last.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "moirai/trace/reader.h"
+#include "moirai/visualize/analyses/critical_path.h"
+#include "moirai/visualize/model/unit_graph.h"
+#include "support/cholesky_graph.h"
+#include "support/openmp_run.h"
+
+namespace moirai::test {
+namespace {
+
+// TaskView indexes an OpenMP trace by task: each explicit task is a VP named "task".
+struct TaskView {
+  const trace::Trace& trace;
+  std::map<std::uint64_t, const trace::Unit*> unit;     // by unit id
+  std::map<std::uint64_t, std::vector<const trace::Unit*>> units_of;  // by VP, in unit-id order
+  std::vector<std::uint64_t> tasks;                     // explicit tasks' VPs, in creation order
+
+  explicit TaskView(const trace::Trace& t) : trace(t) {
+    for (const trace::Unit& u : t.units) {
+      unit[u.record.unit] = &u;
+      units_of[u.record.vp].push_back(&u);
+    }
+    for (auto& [vp, list] : units_of) {
+      std::sort(list.begin(), list.end(), [](const trace::Unit* a, const trace::Unit* b) { return a->record.unit < b->record.unit; });
+    }
+    for (const trace::Trace::Vp& vp : t.vps) {
+      if (vp.name == "task") tasks.push_back(vp.id);
+    }
+    std::sort(tasks.begin(), tasks.end());
+  }
+  std::uint64_t vp_of(std::uint64_t unit_id) const {
+    auto found = unit.find(unit_id);
+    return found != unit.end() ? found->second->record.vp : 0;
+  }
+  std::vector<const trace::ConstraintRecord*> constraints(const std::string& construct) const {
+    std::vector<const trace::ConstraintRecord*> found;
+    for (const trace::ConstraintRecord& c : trace.constraints) {
+      if (trace.construct_name(c.construct) == construct) found.push_back(&c);
+    }
+    return found;
+  }
+};
+
+class OmpCholesky : public ::testing::TestWithParam<std::size_t> {};
+
+TEST_P(OmpCholesky, RecordedDependencesAreTheKnownTaskGraph) {
+  const std::size_t t = GetParam();
+  const trace::Trace trace = record_openmp({MOIRAI_OMP_CHOLESKY, "--tiles", std::to_string(t), "--tile-size", "16",
+                                            "--gate", "--check"},
+                                           "cholesky" + std::to_string(t));
+  ASSERT_TRUE(trace.complete) << trace.cut;
+  EXPECT_EQ(trace.metadata.at("language"), "OpenMP");
+  EXPECT_EQ(trace.core_count, 2u);
+  const TaskView view(trace);
+  const KnownGraph graph(t);
+  ASSERT_EQ(view.tasks.size(), graph.tasks.size()) << "one VP per task";
+  // The program creates the tasks in the graph's order, from one thread: VP ids follow it.
+  std::map<std::uint64_t, std::string> task_name;
+  std::map<std::string, std::set<std::uint32_t>> kernel_sites;
+  for (std::size_t i = 0; i < view.tasks.size(); ++i) {
+    task_name[view.tasks[i]] = graph.tasks[i];
+    const auto vp = std::find_if(trace.vps.begin(), trace.vps.end(), [&](const auto& v) { return v.id == view.tasks[i]; });
+    kernel_sites[graph.tasks[i].substr(0, graph.tasks[i].find('('))].insert(vp->site);
+  }
+  // Each kernel's tasks come from one task construct, a different one per kernel.
+  std::set<std::uint32_t> sites;
+  for (const auto& [kernel, its_sites] : kernel_sites) {
+    EXPECT_EQ(its_sites.size(), 1u) << kernel;
+    sites.insert(its_sites.begin(), its_sites.end());
+    EXPECT_NE(trace.site_name(*its_sites.begin()).find("cholesky"), std::string::npos) << trace.site_name(*its_sites.begin());
+  }
+  EXPECT_EQ(sites.size(), t > 2 ? 4u : 3u) << "potrf, trsm, syrk and (from 3 tiles) gemm";
+  // Every task is created once, by the task construct.
+  EXPECT_EQ(view.constraints("task").size(), graph.tasks.size());
+  // Dependences: one constraint per edge of the known graph.
+  std::set<std::pair<std::string, std::string>> recorded;
+  const auto depends = view.constraints("depend");
+  for (const trace::ConstraintRecord* c : depends) {
+    recorded.insert({task_name[view.vp_of(c->from)], task_name[view.vp_of(c->to)]});
+    EXPECT_EQ(view.units_of.at(view.vp_of(c->to)).front()->record.unit, c->to) << "a dependence frees a task's first unit";
+  }
+  EXPECT_EQ(depends.size(), graph.edges.size());
+  EXPECT_EQ(recorded, graph.edges);
+  // The longest chain of the recorded dependences is the algorithm's critical path.
+  std::map<std::string, std::size_t> depth;
+  std::size_t longest = 0;
+  for (const std::string& task : graph.tasks) {
+    std::size_t d = 1;
+    for (const auto& [from, to] : recorded) {
+      if (to == task) d = std::max(d, depth[from] + 1);
+    }
+    depth[task] = d;
+    longest = std::max(longest, d);
+  }
+  EXPECT_EQ(longest, 3 * t - 2);
+  EXPECT_EQ(graph.longest_chain(), 3 * t - 2);
+  // The UCC reads it: its critical path runs through every kernel's tasks of the chain.
+  const visualize::UnitGraph units = visualize::build_unit_graph(trace);
+  const visualize::CriticalPath path = visualize::critical_path(units, trace);
+  EXPECT_GT(path.nodes.size(), 0u);
+  EXPECT_LE(path.work, path.total_work);
+}
+
+INSTANTIATE_TEST_SUITE_P(Tiles, OmpCholesky, ::testing::Values(2, 3, 4, 6),
+                         [](const ::testing::TestParamInfo<std::size_t>& tiles) {
+                           return std::to_string(tiles.param) + "x" + std::to_string(tiles.param);
+                         });
+
+// fib_tasks is how many tasks fib(n) creates with the app's cutoff: two per call above it.
+std::size_t fib_tasks(int n, int cutoff) { return n <= cutoff || n < 2 ? 0 : 2 + fib_tasks(n - 1, cutoff) + fib_tasks(n - 2, cutoff); }
+
+TEST(OmpFib, TheUccIsTheTaskTreeAndEachTaskwaitIsFreedByTheLastChild) {
+  const int n = 20;
+  const int cutoff = 8;
+  const trace::Trace trace = record_openmp({MOIRAI_OMP_FIB, "--n", std::to_string(n), "--cutoff", std::to_string(cutoff), "--check"}, "fib");
+  ASSERT_TRUE(trace.complete) << trace.cut;
+  const TaskView view(trace);
+  EXPECT_EQ(view.tasks.size(), fib_tasks(n, cutoff));
+  // The task tree: each task has exactly one creator, which was created before it (or is the
+  // implicit task of the parallel region).
+  std::map<std::uint64_t, std::uint64_t> parent;
+  std::map<std::uint64_t, std::vector<std::uint64_t>> children;
+  for (const trace::ConstraintRecord* c : view.constraints("task")) {
+    const std::uint64_t child = view.vp_of(c->to);
+    EXPECT_EQ(view.units_of.at(child).front()->record.unit, c->to) << "creation frees the task's first unit";
+    EXPECT_TRUE(parent.emplace(child, view.vp_of(c->from)).second) << "task VP " << child << " created twice";
+    children[view.vp_of(c->from)].push_back(child);
+    EXPECT_LT(view.vp_of(c->from), child);
+  }
+  EXPECT_EQ(parent.size(), view.tasks.size());
+  std::size_t roots = 0;
+  for (const auto& [child, creator] : parent) {
+    if (!std::binary_search(view.tasks.begin(), view.tasks.end(), creator)) ++roots;
+  }
+  EXPECT_EQ(roots, 2u) << "fib(n) in the single region creates fib(n-1) and fib(n-2)";
+  // Every taskwait: freed by the child (created before it) whose last unit ended last.
+  std::size_t taskwaits = 0;
+  for (const trace::ConstraintRecord* c : view.constraints("taskwait")) {
+    ++taskwaits;
+    const std::uint64_t waiter = view.vp_of(c->to);
+    const std::uint64_t* last = nullptr;
+    std::uint64_t last_end = 0;
+    std::uint64_t last_unit = 0;
+    for (const std::uint64_t& child : children[waiter]) {
+      const trace::Unit* final_unit = view.units_of.at(child).back();
+      if (final_unit->record.unit > c->to) continue;  // created after this taskwait
+      if (last == nullptr || final_unit->record.end >= last_end) {
+        last = &child;
+        last_end = final_unit->record.end;
+        last_unit = final_unit->record.unit;
+      }
+    }
+    ASSERT_NE(last, nullptr) << "a taskwait of VP " << waiter << " without children";
+    // The tool orders siblings' ends under their parent's lock; only the cores' clocks can
+    // disagree with that order, by their skew (a virtual machine's vCPUs: well under 2 us).
+    const trace::Unit& freed_by = *view.unit.at(c->from);
+    EXPECT_TRUE(c->from == last_unit ||
+                (view.vp_of(c->from) != 0 && parent.at(view.vp_of(c->from)) == waiter && freed_by.core != view.unit.at(last_unit)->core &&
+                 freed_by.record.end + static_cast<std::uint64_t>(trace.clock_hz * 2e-6) >= last_end))
+        << "taskwait of VP " << waiter << " freed by unit " << c->from << " ending at " << freed_by.record.end << " on core "
+        << freed_by.core << ", but unit " << last_unit << " of the last child ended at " << last_end << " on core "
+        << view.unit.at(last_unit)->core;
+    EXPECT_EQ(trace.construct_name(view.unit.at(c->from)->record.ended_by), "end");
+  }
+  std::size_t waiting_tasks = 0;
+  for (const auto& [creator, its_children] : children) waiting_tasks += its_children.empty() ? 0 : 1;
+  EXPECT_EQ(taskwaits, waiting_tasks) << "one taskwait per task that created children";
+}
+
+}  // namespace
+}  // namespace moirai::test

@@ -1,0 +1,40 @@
+// Recording an OpenMP program (built with clang -fopenmp) through the OMPT tool, as `moirai
+// record` does, for the tests that read what the tool recorded.
+#pragma once
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "child_process.h"
+#include "moirai/trace/reader.h"
+
+namespace moirai::test {
+
+// record_openmp runs `command` on `threads` OpenMP threads with libmoirai_ompt.so loaded and
+// returns the trace it wrote; `name` names the temporary files. A run that fails is a test failure
+// (with its last lines of stderr), never an empty trace read as one.
+inline trace::Trace record_openmp(const std::vector<std::string>& command, const std::string& name, int threads = 2) {
+  const std::string base = ::testing::TempDir() + "moirai_omp_" + name + "_" + std::to_string(::getpid());
+  const std::string path = base + ".mtrace";
+  std::vector<std::string> argv = {"/usr/bin/env",
+                                   std::string("OMP_TOOL_LIBRARIES=") + MOIRAI_OMPT_LIBRARY,
+                                   "MOIRAI_OMPT_TRACE=" + path,
+                                   "MOIRAI_OMPT_QUIET=1",
+                                   "OMP_NUM_THREADS=" + std::to_string(threads)};
+  argv.insert(argv.end(), command.begin(), command.end());
+  const tools::ChildStatus status = tools::run_child(argv, base + ".out", base + ".err", 600);
+  std::string told;
+  for (const std::string& line : tools::last_lines(base + ".err", 10)) told += "\n  " + line;
+  std::remove((base + ".out").c_str());
+  std::remove((base + ".err").c_str());
+  EXPECT_TRUE(status.succeeded()) << name << ": " << status.describe() << told;
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+}  // namespace moirai::test
