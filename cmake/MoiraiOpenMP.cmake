@@ -2,7 +2,8 @@
 # OpenMP tools interface, which LLVM's OpenMP runtime (libomp) implements and GCC's libgomp does
 # not. Whatever compiler builds the rest of Moirai (GCC for the release preset, clang with
 # sanitizers for the sanitize preset), these are compiled and linked by clang++-16 against libomp
-# through custom commands, so none of the project's own flags (sanitizers, LTO) reach them.
+# through custom commands, so none of the project's own flags (LTO, warnings) reach them, except
+# the sanitizers of a sanitized build (the tool they load is sanitized too).
 #
 # MOIRAI_HAVE_LIBOMP (cache, internal) says whether clang++-16 builds and runs an OpenMP program
 # here; when it does not, configure says why and the OpenMP apps and their tests are left out.
@@ -97,6 +98,13 @@ function(moirai_omp_app name)
   if(MOIRAI_WERROR)
     list(APPEND flags -Werror)
   endif()
+  # A sanitized build sanitizes the apps too: the OpenMP tool, built sanitized, is loaded into
+  # them and needs the sanitizers' runtime, which only an executable carries.
+  set(link_flags -fopenmp=libomp)
+  if(MOIRAI_SANITIZE)
+    list(APPEND flags ${moirai_sanitize_flags})
+    list(APPEND link_flags ${moirai_sanitize_flags})
+  endif()
   foreach(dir IN LISTS arg_INCLUDES)
     cmake_path(ABSOLUTE_PATH dir BASE_DIRECTORY ${CMAKE_CURRENT_SOURCE_DIR})
     list(APPEND flags -I${dir})
@@ -131,10 +139,10 @@ function(moirai_omp_app name)
 
   set(program ${MOIRAI_OMP_APP_DIR}/${name})
   add_custom_command(OUTPUT ${program}
-    COMMAND ${MOIRAI_OMP_CXX} -fopenmp=libomp ${objects} -o ${program}
+    COMMAND ${MOIRAI_OMP_CXX} ${link_flags} ${objects} -o ${program}
     DEPENDS ${objects}
     COMMENT "Linking the OpenMP app ${name} (clang++-16, libomp)"
-    VERBATIM)
+    COMMAND_EXPAND_LISTS VERBATIM)
   add_custom_target(${name} ALL DEPENDS ${program})
   set_target_properties(${name} PROPERTIES MOIRAI_OMP_APP ${program})
 endfunction()
