@@ -94,7 +94,10 @@ function(moirai_omp_app name)
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "moirai_omp_app(${name}): no SOURCES")
   endif()
-  set(flags -std=c++20 -O2 -g -fopenmp=libomp -fno-omit-frame-pointer -Wall -Wextra -Wpedantic -Wshadow)
+  # Their DWARF names sources relative to the tree (apps/omp/omp_cholesky.cpp), as the runtime's
+  # own call sites do, so traces and views leak no build path.
+  set(flags -std=c++20 -O2 -g -fopenmp=libomp -fno-omit-frame-pointer -Wall -Wextra -Wpedantic -Wshadow
+            -ffile-prefix-map=${PROJECT_SOURCE_DIR}/= -ffile-prefix-map=${PROJECT_SOURCE_DIR}=.)
   if(MOIRAI_WERROR)
     list(APPEND flags -Werror)
   endif()
@@ -132,6 +135,7 @@ function(moirai_omp_app name)
       COMMAND ${CMAKE_CXX_COMPILER_LAUNCHER} ${MOIRAI_OMP_CXX} ${flags} -MD -MF ${object}.d -c ${source} -o ${object}
       DEPENDS ${source}
       DEPFILE ${object}.d
+      WORKING_DIRECTORY ${PROJECT_SOURCE_DIR}  # the compile folder DWARF records: mapped to '' too
       COMMENT "Building ${name}: ${stem} (clang++-16, OpenMP)"
       COMMAND_EXPAND_LISTS VERBATIM)
     list(APPEND objects ${object})

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <string>
+#include <string_view>
 #include <unordered_set>
 #include <utility>
 
@@ -123,7 +124,9 @@ CallSite CodeSymbols::resolve(std::uintptr_t address) {
   if (module_name != nullptr) site.file = intern(module_name);
   if (const char* symbol = dwfl_module_addrname(module, address)) site.function = intern(demangled(symbol));
   if (const auto [file, number] = source_line(module, address); file != nullptr && number > 0) {
-    site.file = intern(file);
+    // A program built with its source folder mapped to "." (as Moirai's own OpenMP apps are)
+    // names its files "./dir/file.cpp": the views show "dir/file.cpp", as for the runtime's sites.
+    site.file = intern(std::string(std::string_view(file).substr(std::string_view(file).rfind("./", 0) == 0 ? 2 : 0)));
     site.line = static_cast<std::uint32_t>(number);
   }
   return site;

@@ -177,9 +177,10 @@ void OpenMpRecording::parallel_begin(ompt_data_t* encountering, ompt_data_t* par
   Thread& t = thread();
   auto* region = new Region;
   region->team = requested == 0 ? 1 : requested;
+  region->site = site(ra);
   parallel->ptr = region;
   Task* task = task_of(encountering);
-  if (task != nullptr && t.running == task) region->fork_unit = end_unit(t, kParallel, site(ra));
+  if (task != nullptr && t.running == task) region->fork_unit = end_unit(t, kParallel, region->site);
 }
 
 void OpenMpRecording::parallel_end(ompt_data_t* parallel, ompt_data_t* encountering) {
@@ -225,7 +226,7 @@ void OpenMpRecording::implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t*
   }
   Task* task = task_of(data);
   if (task == nullptr) return;
-  if (t.running == task) end_unit(t, kTaskEnd, kUnknownSite);
+  if (t.running == task) end_unit(t, kTaskEnd, task->region != nullptr ? task->region->site : kUnknownSite);
   const bool initial = (flags & ompt_task_initial) != 0;
   data->ptr = nullptr;
   let_go(task->region);
@@ -367,8 +368,10 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
       if (t.running == task) end_unit(t, construct, site(ra));
       return;
     }
-    // Arrivals are counted in the order their units end: the last arrival ended last.
-    const CallSite at = site(ra);
+    // Arrivals are counted in the order their units end: the last arrival ended last. A barrier
+    // the runtime placed (the join, a worker's) has no line of the program: it is the region's.
+    CallSite at = site(ra);
+    if (at.line == 0 && task->region != nullptr) at = task->region->site;
     std::lock_guard<std::mutex> in_order(task->region != nullptr ? task->region->mutex : task->children_mutex);
     arrive(*task, t.running == task ? end_unit(t, construct, at) : 0);
     return;

@@ -41,6 +41,7 @@ struct Task {
 // in it (a barrier ends when the last thread arrives and the last task is done).
 struct Region {
   UnitId fork_unit = 0;   // the encountering task's unit that ended at the fork
+  CallSite site{"?", 0, ""};  // the parallel construct: names the region's barriers the runtime placed
   unsigned team = 1;
   std::atomic<int> holders{1};
 
