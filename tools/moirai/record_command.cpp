@@ -231,7 +231,8 @@ int record_command(const std::vector<std::string_view>& args) {
   if (output == "-") {
     throw std::invalid_argument("-o -: the trace cannot go to standard output, where " + program + "'s output goes; name a file");
   }
-  const bool existed = fs::exists(output);
+  std::error_code ignored;
+  const bool existed = fs::exists(output, ignored);
   OutputTarget target("-o", output, OutputTarget::Kind::file, {program_path, tool});
 
   tools::ChildSpec child;
@@ -258,6 +259,7 @@ int record_command(const std::vector<std::string_view>& args) {
   try {
     const trace::Trace trace = trace::read_trace(target.path());
     summary = std::to_string(trace.units.size()) + " units on " + std::to_string(trace.core_count) + " cores";
+    if (!trace.interrupted.empty()) summary += "; interrupted: " + trace.interruption();
     warnings = trace::trace_warnings(trace);
   } catch (const trace::TraceOutOfMemory& error) {
     summary = "too large to read back here (" + std::string(error.what()) + ")";
