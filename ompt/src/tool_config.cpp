@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <utility>
 
 #include "moirai/instrument/counters.h"
 
@@ -54,7 +55,9 @@ ToolConfig tool_config(std::string& problem) {
   ToolConfig config;
   config.trace_path = env("MOIRAI_OMPT_TRACE");
   if (config.trace_path.empty()) config.trace_path = "moirai-" + std::to_string(::getpid()) + ".mtrace";
-  config.counters = split(env("MOIRAI_OMPT_COUNTERS"), ',');
+  for (std::string& counter : split(env("MOIRAI_OMPT_COUNTERS"), ',')) {
+    if (counter != "none") config.counters.push_back(std::move(counter));
+  }
   for (const std::string& counter : config.counters) {
     const std::string unknown = instrument::unknown_counter(counter);
     if (!unknown.empty()) {

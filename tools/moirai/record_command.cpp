@@ -15,6 +15,7 @@
 #include <CLI/CLI.hpp>
 
 #include "child_process.h"
+#include "moirai/instrument/counters.h"
 #include "moirai/trace/reader.h"
 #include "openmp_runtime.h"
 #include "output_target.h"
@@ -36,6 +37,7 @@ constexpr const char* kRecordHelp =
     "  MOIRAI_OMPT_TRACE=PATH     where the tool writes: a file beside FILE\n"
     "  MOIRAI_OMPT_COUNTERS=LIST  with --counters\n"
     "  MOIRAI_OMPT_COMMAND=...    PROGRAM ARGS..., the command the trace names\n"
+    "  MOIRAI_OMPT_QUIET=1        the tool's own summary line is left to moirai\n"
     "Ctrl-C (SIGINT) reaches PROGRAM alone, and SIGTERM or SIGHUP sent to moirai is passed on\n"
     "to it: the tool then writes the whole trace, marked interrupted.\n\n"
     "  -o, --output FILE   the trace; default PROGRAM's name + .mtrace in this directory\n"
@@ -99,6 +101,17 @@ RecordSpec parse_record_spec(const std::vector<std::string_view>& args) {
   }
   for (const auto& [option, into] : valued) {
     if (option->count() > 0 && into->empty()) throw std::invalid_argument(option->get_name() + " needs a value");
+  }
+  // A counter the tool would refuse is refused here, before the program runs for nothing.
+  for (std::size_t start = 0; !spec.counters.empty() && start <= spec.counters.size();) {
+    const std::size_t comma = std::min(spec.counters.find(',', start), spec.counters.size());
+    const std::string name = spec.counters.substr(start, comma - start);
+    if (name != "none") {
+      if (const std::string unknown = instrument::unknown_counter(name); !unknown.empty()) {
+        throw std::invalid_argument("--counters: " + unknown);
+      }
+    }
+    start = comma + 1;
   }
   spec.program.assign(separator + 1, args.end());
   if (spec.program.empty() || spec.program.front().empty()) throw std::invalid_argument("no program after '--'");
@@ -242,7 +255,8 @@ int record_command(const std::vector<std::string_view>& args) {
   child.foreground = true;
   child.environment = {{"OMP_TOOL_LIBRARIES", tool},
                        {"MOIRAI_OMPT_TRACE", fs::absolute(target.path()).string()},
-                       {"MOIRAI_OMPT_COMMAND", tools::command_text(spec.program)}};
+                       {"MOIRAI_OMPT_COMMAND", tools::command_text(spec.program)},
+                       {"MOIRAI_OMPT_QUIET", "1"}};  // moirai says what was written, once
   if (!spec.counters.empty()) child.environment.emplace_back("MOIRAI_OMPT_COUNTERS", spec.counters);
   const tools::ChildStatus status = tools::run_child(child);
   if (!status.started) throw std::invalid_argument("cannot run " + program + ": " + status.error);
