@@ -181,5 +181,23 @@ TEST(OmpFib, TheUccIsTheTaskTreeAndEachTaskwaitIsFreedByTheLastChild) {
   EXPECT_EQ(taskwaits, waiting_tasks) << "one taskwait per task that created children";
 }
 
+// The trace says how the runtime placed its threads: each core's PU when OMP_PROC_BIND bound it,
+// "unbound" when nothing did, and the environment that decided it.
+TEST(OmpBinding, TheTraceSaysWhichPuEachThreadRanOn) {
+  const trace::Trace bound = record_openmp({MOIRAI_OMP_FIB, "--n", "12"}, "bound", 2, {"OMP_PROC_BIND=true", "OMP_PLACES=cores"});
+  ASSERT_TRUE(bound.complete) << bound.cut;
+  EXPECT_EQ(bound.metadata.at("omp_proc_bind"), "true");
+  EXPECT_EQ(bound.metadata.at("omp_places"), "cores");
+  const std::string& places = bound.metadata.at("omp_core_binding");
+  EXPECT_TRUE(places.starts_with("0:pu") && places.find(",1:pu") != std::string::npos) << places;
+  const trace::Trace free = record_openmp({MOIRAI_OMP_FIB, "--n", "12"}, "unbound", 2, {"OMP_PROC_BIND=false"});
+  ASSERT_TRUE(free.complete) << free.cut;
+  EXPECT_EQ(free.metadata.at("omp_proc_bind"), "false");
+  EXPECT_TRUE(free.metadata.at("omp_core_binding").starts_with("0:unbound (")) << free.metadata.at("omp_core_binding");
+  EXPECT_EQ(free.metadata.at("omp_unrecorded_threads"), "0");
+  EXPECT_EQ(free.metadata.at("language"), "OpenMP");
+  EXPECT_NE(free.metadata.at("omp_runtime").find("LLVM OMP"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace moirai::test

@@ -74,7 +74,7 @@ struct OpenMpRecording::Thread {
 };
 
 OpenMpRecording::OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores)
-    : recorder_(recorder), cores_(cores) {}
+    : recorder_(recorder), cores_(cores), binding_(cores) {}
 
 OpenMpRecording::~OpenMpRecording() = default;
 
@@ -157,10 +157,6 @@ void OpenMpRecording::thread_begin(ompt_thread_t type) {
     unrecorded_threads_.fetch_add(1, std::memory_order_relaxed);
     return;
   }
-  {
-    std::lock_guard<std::mutex> hold_binding(binding_mutex_);
-    binding_ += (binding_.empty() ? "" : ",") + std::to_string(t.core) + ":" + binding();
-  }
   recorder_.core_start(t.core);
 }
 
@@ -213,7 +209,14 @@ void OpenMpRecording::implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t*
       task->region = new Region;
       if (parallel != nullptr) parallel->ptr = task->region;
     } else {
-      if (t.implicit_vp == 0) t.implicit_vp = define_vp(t, "implicit tasks of thread " + std::to_string(t.core), kUnknownSite);
+      if (t.implicit_vp == 0) {
+        t.implicit_vp = define_vp(t, "implicit tasks of thread " + std::to_string(t.core), kUnknownSite);
+        // The runtime binds a thread (OMP_PROC_BIND, OMP_PLACES) when it first joins a team.
+        if (t.recorded) {
+          std::lock_guard<std::mutex> hold_binding(binding_mutex_);
+          binding_[t.core] = binding();
+        }
+      }
       task->vp = t.implicit_vp;
       task->region = region_of(parallel);
       hold(task->region);
@@ -457,7 +460,15 @@ void OpenMpRecording::dispatch() {
 
 void OpenMpRecording::finish() {
   finished_.store(true, std::memory_order_relaxed);
-  recorder_.note_closing("omp_core_binding", binding_);
+  std::string bindings;
+  {
+    std::lock_guard<std::mutex> hold_binding(binding_mutex_);
+    for (std::size_t core = 0; core < binding_.size(); ++core) {
+      bindings += (core == 0 ? "" : ",") + std::to_string(core) + ":" +
+                  (binding_[core].empty() ? "in no parallel region" : binding_[core]);
+    }
+  }
+  recorder_.note_closing("omp_core_binding", bindings);
   recorder_.note_closing("omp_unrecorded_threads", std::to_string(unrecorded_threads_.load()));
   recorder_.note_closing("omp_undeferred_tasks", std::to_string(undeferred_tasks_.load()));
   recorder_.note_closing("omp_task_switches", std::to_string(switches_.load()));

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "code_symbols.h"
 #include "moirai/instrument/trace_recorder.h"
@@ -77,7 +78,7 @@ class OpenMpRecording {
   std::mutex locks_mutex_;
   std::unordered_map<ompt_wait_id_t, UnitId> last_release_;  // per lock or critical: who left it last
   std::mutex binding_mutex_;
-  std::string binding_;  // per core: the PU its thread is bound to, or "unbound"
+  std::vector<std::string> binding_;  // per core: the PU its thread is bound to, or "unbound (N PUs)"
 };
 
 }  // namespace moirai::ompt

@@ -15,9 +15,10 @@
 namespace moirai::test {
 
 // record_openmp runs `command` on `threads` OpenMP threads with libmoirai_ompt.so loaded and
-// returns the trace it wrote; `name` names the temporary files. A run that fails is a test failure
+// returns the trace it wrote; `name` names the temporary files, `environment` adds NAME=VALUE pairs. A run that fails is a test failure
 // (with its last lines of stderr), never an empty trace read as one.
-inline trace::Trace record_openmp(const std::vector<std::string>& command, const std::string& name, int threads = 2) {
+inline trace::Trace record_openmp(const std::vector<std::string>& command, const std::string& name, int threads = 2,
+                                  const std::vector<std::string>& environment = {}) {
   const std::string base = ::testing::TempDir() + "moirai_omp_" + name + "_" + std::to_string(::getpid());
   const std::string path = base + ".mtrace";
   std::vector<std::string> argv = {"/usr/bin/env",
@@ -25,6 +26,7 @@ inline trace::Trace record_openmp(const std::vector<std::string>& command, const
                                    "MOIRAI_OMPT_TRACE=" + path,
                                    "MOIRAI_OMPT_QUIET=1",
                                    "OMP_NUM_THREADS=" + std::to_string(threads)};
+  argv.insert(argv.end(), environment.begin(), environment.end());  // NAME=VALUE, for env
   argv.insert(argv.end(), command.begin(), command.end());
   const tools::ChildStatus status = tools::run_child(argv, base + ".out", base + ".err", 600);
   std::string told;
