@@ -117,6 +117,7 @@ template <typename Constraints>
 UnitId OpenMpRecording::end_unit(Thread& t, ConstructKind kind, const CallSite& at, Constraints&& constraints) {
   const UnitId unit = t.unit;
   Task* task = t.running;
+  task->last_unit = unit;
   t.running = nullptr;
   t.unit = 0;
   if (t.recorded) {
@@ -125,7 +126,7 @@ UnitId OpenMpRecording::end_unit(Thread& t, ConstructKind kind, const CallSite& 
   }
   constraints(unit);
   if (t.recorded) recorder_.handler_exit(t.core, kind, unit);
-  return unit;
+  return t.recorded ? unit : 0;  // an unrecorded thread's unit frees nobody in the trace
 }
 
 UnitId OpenMpRecording::end_unit(Thread& t, ConstructKind kind, const CallSite& at) {
@@ -184,13 +185,12 @@ void OpenMpRecording::parallel_end(ompt_data_t* parallel, ompt_data_t* encounter
   Region* region = region_of(parallel);
   Task* task = task_of(encountering);
   if (task != nullptr && t.running == nullptr) {
-    UnitId joined = 0;
+    std::uint64_t join = 0;  // the region's last barrier
     if (region != nullptr) {
       std::lock_guard<std::mutex> hold_region(region->mutex);
-      const std::uint64_t last = region->arrivals == 0 ? 0 : (region->arrivals - 1) / region->team;
-      joined = region->last_arrival[last % Region::kSlots];
+      join = region->arrivals == 0 ? 0 : (region->arrivals - 1) / region->team;
     }
-    constraint(t, kBarrier, joined, unit_for(*task));
+    constraint(t, kBarrier, barrier_released_by(region, join), unit_for(*task));
     begin_unit(t, *task);
   }
   parallel->ptr = nullptr;
@@ -198,7 +198,7 @@ void OpenMpRecording::parallel_end(ompt_data_t* parallel, ompt_data_t* encounter
 }
 
 void OpenMpRecording::implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* data,
-                                    unsigned actual, int flags) {
+                                    unsigned actual, unsigned index, int flags) {
   Thread& t = thread();
   if (endpoint == ompt_scope_begin) {
     auto* task = new Task;
@@ -234,7 +234,7 @@ void OpenMpRecording::implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t*
   data->ptr = nullptr;
   let_go(task->region);
   let_go(task);
-  if (!initial) go_idle(t);  // a worker waits for the next parallel region
+  if (!initial && index != 0) go_idle(t);  // a worker waits for the next parallel region
 }
 
 void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* created, int flags, const void* ra) {
@@ -320,13 +320,13 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
       if (t.running == prior) {
         end_unit(t, kTaskEnd, prior->created_at, done);
       } else {
-        done(prior->next_unit);
+        done(prior->last_unit);  // a detached task, fulfilled after its body ended
       }
       let_go(prior->parent);
       let_go(prior->region);
       prior_data->ptr = nullptr;
       let_go(prior);
-    } else if (t.running == prior && status != ompt_task_detach) {
+    } else if (t.running == prior) {  // a yield, a switch to an undeferred task, a detached body's end
       switches_.fetch_add(1, std::memory_order_relaxed);
       end_unit(t, kTaskSwitch, kUnknownSite);
     }
@@ -349,11 +349,10 @@ void OpenMpRecording::arrive(Task& task, UnitId unit) {
   region->last_arrival_ticket[slot] = next_ticket_.fetch_add(1, std::memory_order_relaxed);
 }
 
-UnitId OpenMpRecording::barrier_released_by(Task& task) {
-  Region* region = task.region;
+UnitId OpenMpRecording::barrier_released_by(Region* region, std::uint64_t epoch) {
   if (region == nullptr) return 0;
   std::lock_guard<std::mutex> hold_region(region->mutex);
-  const std::size_t slot = task.barrier_epoch % Region::kSlots;
+  const std::size_t slot = epoch % Region::kSlots;
   // A barrier also waits for the region's tasks: a task that completed after the last arrival freed it.
   if (region->last_done_ticket > region->last_arrival_ticket[slot]) return region->last_done;
   return region->last_arrival[slot];
@@ -363,9 +362,11 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
                                   ompt_data_t* data, const void* ra) {
   Thread& t = thread();
   Task* task = task_of(data);
-  if (task == nullptr) return;
+  // A reduction's sync region lies inside the construct that owns it: no scheduling point.
+  if (task == nullptr || kind == ompt_sync_region_reduction) return;
   const ConstructKind construct = sync_construct(kind);
   if (endpoint == ompt_scope_begin) {
+    if (kind == ompt_sync_region_taskgroup) return;  // its start: the wait at its end is the scheduling point
     task->in_sync = construct;
     if (!is_barrier(kind)) {
       if (t.running == task) end_unit(t, construct, site(ra));
@@ -384,7 +385,7 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
   if (t.running != nullptr) return;
   UnitId from = 0;
   if (is_barrier(kind)) {
-    from = barrier_released_by(*task);
+    from = barrier_released_by(task->region, task->barrier_epoch);
   } else {
     from = task->last_child_done.exchange(0, std::memory_order_acq_rel);
   }
@@ -392,9 +393,16 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
   begin_unit(t, *task);
 }
 
-void OpenMpRecording::sync_region_wait(ompt_scope_endpoint_t endpoint) {
+void OpenMpRecording::sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* data,
+                                       const void* ra) {
   Thread& t = thread();
   if (endpoint == ompt_scope_begin) {
+    // A taskgroup's region spans its body; the task waits (a scheduling point) only at its end.
+    Task* task = task_of(data);
+    if (kind == ompt_sync_region_taskgroup && task != nullptr && t.running == task) {
+      task->in_sync = kTaskgroup;
+      end_unit(t, kTaskgroup, site(ra));
+    }
     ++t.waiting;
     go_idle(t);
   } else {

@@ -31,13 +31,13 @@ class OpenMpRecording {
   void parallel_begin(ompt_data_t* encountering, ompt_data_t* parallel, unsigned requested, const void* ra);
   void parallel_end(ompt_data_t* parallel, ompt_data_t* encountering);
   void implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task,
-                     unsigned actual, int flags);
+                     unsigned actual, unsigned index, int flags);
   void task_create(ompt_data_t* encountering, ompt_data_t* created, int flags, const void* ra);
   void task_dependence(ompt_data_t* source, ompt_data_t* sink);
   void task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next);
   void sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
                    ompt_data_t* task, const void* ra);
-  void sync_region_wait(ompt_scope_endpoint_t endpoint);
+  void sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* task, const void* ra);
   void mutex_acquire(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
   void mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
   void mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
@@ -60,7 +60,7 @@ class OpenMpRecording {
   void stop_idle(Thread& t);
   void complete(Thread& t, Task& task, UnitId last_unit);
   void arrive(Task& task, UnitId unit);  // the region's mutex held
-  UnitId barrier_released_by(Task& task);
+  UnitId barrier_released_by(Region* region, std::uint64_t epoch);  // the last arrival, or the last task done after it
   CallSite site(const void* ra);
   VpId define_vp(Thread& t, const std::string& name, const CallSite& at);
 

@@ -39,8 +39,8 @@ void on_parallel_end(ompt_data_t* parallel, ompt_data_t* encountering, int, cons
   rec().parallel_end(parallel, encountering);
 }
 void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t* parallel, ompt_data_t* task, unsigned actual,
-                      unsigned, int flags) {
-  rec().implicit_task(endpoint, parallel, task, actual, flags);
+                      unsigned index, int flags) {
+  rec().implicit_task(endpoint, parallel, task, actual, index, flags);
 }
 void on_task_create(ompt_data_t* encountering, const ompt_frame_t*, ompt_data_t* created, int flags, int,
                     const void* ra) {
@@ -54,9 +54,9 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
                     ompt_data_t* task, const void* ra) {
   rec().sync_region(kind, endpoint, parallel, task, ra);
 }
-void on_sync_region_wait(ompt_sync_region_t, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*,
-                         const void*) {
-  rec().sync_region_wait(endpoint);
+void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task,
+                         const void* ra) {
+  rec().sync_region_wait(kind, endpoint, task, ra);
 }
 void on_mutex_acquire(ompt_mutex_t kind, unsigned, unsigned, ompt_wait_id_t wait_id, const void* ra) {
   rec().mutex_acquire(kind, wait_id, ra);
@@ -134,6 +134,7 @@ extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt
   std::string problem;
   tool = new ToolState;
   tool->config = moirai::ompt::tool_config(problem);
+  if (tool->config.declined) return nullptr;
   if (!problem.empty()) {
     std::fprintf(stderr, "moirai-ompt: not recording: %s\n", problem.c_str());
     return nullptr;

@@ -1,6 +1,7 @@
 #include "tool_config.h"
 
 #include <sched.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cstdlib>
@@ -53,8 +54,21 @@ constexpr const char* kLimits =
 
 ToolConfig tool_config(std::string& problem) {
   ToolConfig config;
-  config.trace_path = env("MOIRAI_OMPT_TRACE");
-  if (config.trace_path.empty()) config.trace_path = "moirai-" + std::to_string(::getpid()) + ".mtrace";
+  const char* trace = std::getenv("MOIRAI_OMPT_TRACE");
+  if (trace != nullptr && *trace == '\0') {
+    config.declined = true;  // a process the recorded program started: the trace is its parent's
+    return config;
+  }
+  config.trace_path = trace != nullptr ? trace : "moirai-" + std::to_string(::getpid()) + ".mtrace";
+  // A script run under `moirai record` may start several OpenMP programs, each inheriting the
+  // variable: the first one records, the later ones leave its trace alone.
+  struct stat file {};
+  if (trace != nullptr && ::stat(trace, &file) == 0 && file.st_size > 0) {
+    problem = std::string(trace) + " already holds the trace of an earlier OpenMP program of this run (only the first one is recorded)";
+    return config;
+  }
+  // The programs this one starts inherit OMP_TOOL_LIBRARIES: they must not write this trace too.
+  ::setenv("MOIRAI_OMPT_TRACE", "", 1);
   for (std::string& counter : split(env("MOIRAI_OMPT_COUNTERS"), ',')) {
     if (counter != "none") config.counters.push_back(std::move(counter));
   }

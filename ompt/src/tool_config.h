@@ -16,6 +16,7 @@ struct ToolConfig {
   std::string command_line;           // MOIRAI_OMPT_COMMAND, else /proc/self/cmdline
   std::size_t cores = 1;              // OpenMP threads recorded: OMP_NUM_THREADS's first level, else the PUs allowed
   bool quiet = false;                 // MOIRAI_OMPT_QUIET=1: no summary line on stderr
+  bool declined = false;              // MOIRAI_OMPT_TRACE set and empty: a process a recorded program started
   std::vector<std::pair<std::string, std::string>> metadata;  // the trace header's OpenMP keys
 };
 
