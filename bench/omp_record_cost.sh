@@ -3,8 +3,8 @@
 # omp_cholesky (T = 16, B = 128) and omp_matmul, on 2 threads, each run without the tool and with
 # it (OMP_TOOL_LIBRARIES=libmoirai_ompt.so, MOIRAI_OMPT_TRACE), in turns (each program's pair
 # back to back, its order swapped every repetition, so a drift of the machine spreads over both),
-# plus the same Cholesky cut into 88,560 tasks of a few microseconds, where the cost per recorded
-# event stands out of the machine's noise. Two clocks per run: the program's own "time:" line
+# plus the same Cholesky cut into 88,560 tasks of a few microseconds on one thread, where the cost
+# per recorded event stands out of the machine's noise. Two clocks per run: the program's own "time:" line
 # (omp_get_wtime around the computation: what the tool's callbacks add to the run) and the
 # process wall time (that, plus the program's set-up, the tool's start and the trace's final
 # write). Prints a markdown report: medians, spread, the overhead with a 95 % distribution-free
@@ -49,10 +49,11 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 export OMP_NUM_THREADS=2
 unset OMP_TOOL_LIBRARIES MOIRAI_OMPT_TRACE
-# fine: the same Cholesky cut into 88,560 tasks of a few microseconds, where recording's cost per
-# event stands out of the machine's noise; the two others are the issue's programs.
+# fine: the same Cholesky cut into 88,560 tasks of a few microseconds on one thread, where
+# recording's cost per event stands out of the machine's noise (on two threads that run's time is
+# libomp's own contention, which the load moves by 3x); the two others are the issue's programs.
 declare -A args=([cholesky]="$cholesky --tiles 16 --tile-size 128" [matmul]="$matmul --size $matmul_size --block 64"
-                 [fine]="$cholesky --tiles 80 --tile-size 4")
+                 [fine]="env OMP_NUM_THREADS=1 $cholesky --tiles 80 --tile-size 4")
 programs=(cholesky matmul fine)
 
 # run_once PROGRAM VARIANT: runs PROGRAM (a key of args) without the tool (off) or with it (on);
@@ -105,7 +106,7 @@ out, revision, before, after, reps, size, loaded_off, loaded_on, build = sys.arg
 reps = int(reps)
 programs = ("cholesky", "matmul", "fine")
 names = {"cholesky": "omp_cholesky T = 16, B = 128", "matmul": f"omp_matmul {size} x {size}, blocks of 64",
-         "fine": "omp_cholesky T = 80, B = 4 (88,560 tasks)"}
+         "fine": "omp_cholesky T = 80, B = 4 (88,560 tasks), 1 thread"}
 
 def read(name):
     """Per run: (its own time, process wall time) in seconds, and the records written."""
@@ -134,7 +135,7 @@ print(f"`bench/omp_record_cost.sh` at {revision} ({build}): {reps} runs of each 
       f"OMP_NUM_THREADS=2; load average {before} before, {after} after.\n")
 print("| program | clock | without the tool: median (min..max) | with the tool | overhead: median of the paired runs (95 % interval) |")
 print("| --- | --- | ---: | ---: | ---: |")
-median, overhead, fixed_cost, records = {}, {}, {}, {}
+median, overhead, interval, fixed_cost, records, predicted = {}, {}, {}, {}, {}, {}
 for program in programs:
     off, on = read(f"{program}.off"), read(f"{program}.on")
     records[program] = [r[2] for r in on]
@@ -144,13 +145,15 @@ for program in programs:
         ratios = sorted((y / x - 1) * 100 for x, y in zip(a, b))
         median[(program, column)] = (statistics.median(a), statistics.median(b))
         overhead[(program, column)] = statistics.median(ratios)
+        interval[(program, column)] = (ratios[lo - 1], ratios[hi - 1])
         print(f"| {names[program]} | {clock} | {median[(program, column)][0]:.4f} s ({min(a):.4f}..{max(a):.4f}) | "
               f"{median[(program, column)][1]:.4f} s ({min(b):.4f}..{max(b):.4f}) | {overhead[(program, column)]:+.1f} % "
               f"({ratios[lo - 1]:+.1f}..{ratios[hi - 1]:+.1f}) |")
 
 def per_record(program, column):
-    a, b = median[(program, column)]
-    return (b - a) * 1e9 / statistics.median(records[program])
+    """The paired runs' median difference over the median records per run, in ns."""
+    off, on = read(f"{program}.off"), read(f"{program}.on")
+    return statistics.median(b[column] - a[column] for a, b in zip(off, on)) * 1e9 / statistics.median(records[program])
 
 fine_ns = per_record("fine", 0)
 print("\n| program | records per run: median (min..max) | units, constraints (last run) | cost per record, its own time | "
@@ -160,16 +163,19 @@ probe = {}
 for program in programs:
     units, constraints, probe[program] = stats(f"{out}/{program}.stats")
     r = records[program]
-    predicted = statistics.median(r) * fine_ns * 1e-9 / median[(program, 0)][0] * 100
+    predicted[program] = statistics.median(r) * fine_ns * 1e-9 / median[(program, 0)][0] * 100
     print(f"| {names[program]} | {statistics.median(r):,.0f} ({min(r):,}..{max(r):,}) | {units:,}, {constraints:,} | "
-          f"{per_record(program, 0):,.0f} ns | {per_record(program, 1):,.0f} ns | {predicted:.2f} % | {fixed_cost[program] * 1e3:+.1f} ms |")
+          f"{per_record(program, 0):,.0f} ns | {per_record(program, 1):,.0f} ns | {predicted[program]:.2f} % | {fixed_cost[program] * 1e3:+.1f} ms |")
 print(f"\nThe recorder's own probe, timed by the tool at start (`moirai stats`, recording line): {probe['cholesky']}.")
 
-print("\n| target (issue 26) | its own time | process wall time | verdict (its own time) |")
+print("\n| target (issue 26) | its own time | process wall time | verdict (its own time: met if the interval is under 5 %) |")
 print("| --- | ---: | ---: | --- |")
 for program in ("cholesky", "matmul"):
     own, wall = overhead[(program, 0)], overhead[(program, 1)]
-    print(f"| recording {names[program]} costs at most 5 % | {own:+.1f} % | {wall:+.1f} % | {'**met**' if own <= 5 else '**missed**'} |")
+    low, high = interval[(program, 0)]
+    verdict = "**met**" if high <= 5 else "**missed**" if low > 5 else \
+        f"not resolved by the direct runs at this load (interval {low:+.1f}..{high:+.1f} %); {predicted[program]:.2f} % at the fine run's cost per record"
+    print(f"| recording {names[program]} costs at most 5 % | {own:+.1f} % | {wall:+.1f} % | {verdict} |")
 off_says = "not loaded" if loaded_off == "0" else f"LOADED ({loaded_off} times)"
 on_says = "loaded" if loaded_on != "0" else "NOT loaded: the check is broken"
 print(f"| a run without OMP_TOOL_LIBRARIES pays nothing | libmoirai_ompt.so {off_says} (LD_DEBUG=files; with the variable: {on_says}) | | "
