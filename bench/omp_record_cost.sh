@@ -18,7 +18,7 @@
 #   bench/omp_record_cost.sh [--repetitions N] [--matmul-size N] [--build-dir DIR] [--no-build]
 #
 # --repetitions: runs of each variant (default 15); --matmul-size: omp_matmul's --size (default
-# 1536, blocks of 64: 576 tasks, about 0.5 s on 2 idle threads); --build-dir: the build whose
+# 1536, blocks of 64: 576 tasks, 0.6 s on 2 threads of the least loaded run); --build-dir: the build whose
 # programs run (default build/release, built with the release preset unless --no-build or
 # --build-dir). The machine's load average is printed: other processes widen the intervals.
 source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
