@@ -59,7 +59,11 @@ std::pair<const char*, int> source_line(Dwfl_Module* module, Dwarf_Addr address)
 }  // namespace
 
 // Session is one libdw view of this process: the modules mapped in /proc/self/maps, their ELF
-// files and separate debug information found the standard way (build id, .gnu_debuglink).
+// files and separate debug information found by build id (the debug folders' .build-id tree, as
+// Debian's dbgsym packages install it). Not dwfl_standard_find_debuginfo: when a module has no
+// local debug information (libomp), it dlopens libdebuginfod and its twenty libraries, 13 ms in
+// the middle of the recorded run (bench/omp_record_cost.sh, docs/performance.md), and with
+// DEBUGINFOD_URLS set it would query the network there.
 struct CodeSymbols::Session {
   char* debuginfo_path = nullptr;
   Dwfl_Callbacks callbacks{};  // libdw keeps a pointer to it for the session's life
@@ -67,7 +71,7 @@ struct CodeSymbols::Session {
 
   Session() {
     callbacks.find_elf = dwfl_linux_proc_find_elf;
-    callbacks.find_debuginfo = dwfl_standard_find_debuginfo;
+    callbacks.find_debuginfo = dwfl_build_id_find_debuginfo;
     callbacks.debuginfo_path = &debuginfo_path;
     dwfl = dwfl_begin(&callbacks);
     report();
