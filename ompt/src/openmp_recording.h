@@ -36,7 +36,7 @@ class OpenMpRecording {
   void task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next);
   void sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
                    ompt_data_t* task, const void* ra);
-  void sync_region_wait(ompt_scope_endpoint_t endpoint);
+  void sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* task, const void* ra);
   void mutex_acquire(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
   void mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);
   void mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra);

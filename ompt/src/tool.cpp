@@ -54,9 +54,9 @@ void on_sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, omp
                     ompt_data_t* task, const void* ra) {
   rec().sync_region(kind, endpoint, parallel, task, ra);
 }
-void on_sync_region_wait(ompt_sync_region_t, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t*,
-                         const void*) {
-  rec().sync_region_wait(endpoint);
+void on_sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t*, ompt_data_t* task,
+                         const void* ra) {
+  rec().sync_region_wait(kind, endpoint, task, ra);
 }
 void on_mutex_acquire(ompt_mutex_t kind, unsigned, unsigned, ompt_wait_id_t wait_id, const void* ra) {
   rec().mutex_acquire(kind, wait_id, ra);
