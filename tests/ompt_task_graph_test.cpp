@@ -207,8 +207,8 @@ void expect_whole(const TaskView& view) {
 struct ConstructRun {
   const trace::Trace trace;
   const TaskView view;
-  ConstructRun(const std::string& name, std::size_t tasks)
-      : trace(record_openmp({MOIRAI_OMP_CONSTRUCTS, name}, name)), view(trace) {
+  ConstructRun(const std::string& name, std::size_t tasks, const std::string& environment = "OMP_CANCELLATION=false")
+      : trace(record_openmp({"/usr/bin/env", environment, MOIRAI_OMP_CONSTRUCTS, name}, name)), view(trace) {
     EXPECT_TRUE(trace.complete) << trace.cut;
     EXPECT_EQ(view.tasks.size(), tasks) << name;
     expect_whole(view);
@@ -257,6 +257,12 @@ TEST(OmpConstructs, EarlyFulfilledTaskCompletesAtItsEnd) {
   const auto waits = run.view.constraints("taskwait");
   ASSERT_EQ(waits.size(), 1u);
   EXPECT_EQ(waits[0]->from, run.view.units_of.at(run.view.tasks.at(0)).back()->record.unit);
+}
+
+// Tasks cancelled before they ran (their taskgroup cancelled) end where the runtime discards them.
+TEST(OmpConstructs, CancelledTasksEndWhereTheRuntimeDiscardsThem) {
+  const ConstructRun run("cancel", 20, "OMP_CANCELLATION=true");
+  EXPECT_EQ(run.view.constraints("taskgroup").size(), 1u);
 }
 
 }  // namespace

@@ -8,10 +8,13 @@
 //              event fulfilled by the creator after it (late: the body had ended), a taskwait
 //   fulfilled  a task with detach(event) that fulfils its own event while it runs (early), a
 //              taskwait
+//   cancel     (with OMP_CANCELLATION=true) a taskgroup whose first task cancels it before the
+//              other 19 are created: the runtime discards those without running them
 //   wide       no single region: a parallel region of num_threads(4), wider than a team of
 //              OMP_NUM_THREADS=2 (the tool records the first threads only)
 #include <omp.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 
@@ -67,6 +70,25 @@ void fulfilled() {
 #pragma omp taskwait
 }
 
+void cancel() {
+  std::atomic<bool> cancelling{false};
+#pragma omp taskgroup
+  {
+#pragma omp task shared(cancelling)
+    {
+      cancelling = true;
+#pragma omp cancel taskgroup
+    }
+    while (!cancelling) {
+#pragma omp taskyield
+    }
+    for (int i = 0; i < 19; ++i) {
+#pragma omp task
+      spin(sink);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -74,9 +96,9 @@ int main(int argc, char** argv) {
     const char* name;
     void (*run)();
   };
-  const Case cases[] = {{"taskgroup", taskgroup}, {"taskloop", taskloop}, {"detach", detach}, {"fulfilled", fulfilled}};
+  const Case cases[] = {{"taskgroup", taskgroup}, {"taskloop", taskloop}, {"detach", detach}, {"fulfilled", fulfilled}, {"cancel", cancel}};
   if (argc != 2) {
-    std::fprintf(stderr, "usage: openmp_constructs taskgroup|taskloop|detach|fulfilled|wide\n");
+    std::fprintf(stderr, "usage: openmp_constructs taskgroup|taskloop|detach|fulfilled|cancel|wide\n");
     return 2;
   }
   if (std::strcmp(argv[1], "wide") == 0) {
@@ -93,6 +115,6 @@ int main(int argc, char** argv) {
     std::printf("%s: done\n", c.name);
     return 0;
   }
-  std::fprintf(stderr, "openmp_constructs: '%s' is no case: taskgroup, taskloop, detach, fulfilled or wide\n", argv[1]);
+  std::fprintf(stderr, "openmp_constructs: '%s' is no case: taskgroup, taskloop, detach, fulfilled, cancel or wide\n", argv[1]);
   return 2;
 }

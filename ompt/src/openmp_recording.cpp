@@ -333,6 +333,16 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
   const bool completed = status == ompt_task_complete || status == ompt_task_late_fulfill || status == ompt_task_cancel;
   if (prior != nullptr) {
     if (completed) {
+      if (status == ompt_task_cancel && t.running != prior && prior->first_unit != 0 &&
+          prior->next_unit == prior->first_unit) {
+        // Cancelled before it ran: the runtime discards it here. An empty unit keeps its
+        // creation's constraint on a recorded unit.
+        if (t.running != nullptr) {
+          switches_.fetch_add(1, std::memory_order_relaxed);
+          end_unit(t, kTaskSwitch, kUnknownSite);
+        }
+        begin_unit(t, *prior);
+      }
       // Siblings end in the order they tell their parent: the last child to complete (what
       // frees a taskwait) is then also the one whose unit ended last.
       std::unique_lock<std::mutex> in_order;
