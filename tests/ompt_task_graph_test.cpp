@@ -3,7 +3,9 @@
 // `depend` clauses has exactly the textbook dependences (its first task waits until every task
 // is created, so that each dependence is still pending when the runtime sees it: OMPT reports a
 // dependence only on a task that has not finished); a recursive fib with task + taskwait is a
-// task tree whose every taskwait is freed by the child that completed last.
+// task tree whose every taskwait is freed by the child that completed last. Taskgroups,
+// taskloops and detached tasks (tests/omp/omp_cases.cpp) keep every task's creator and every
+// constraint between recorded units.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -179,6 +181,88 @@ TEST(OmpFib, TheUccIsTheTaskTreeAndEachTaskwaitIsFreedByTheLastChild) {
   std::size_t waiting_tasks = 0;
   for (const auto& [creator, its_children] : children) waiting_tasks += its_children.empty() ? 0 : 1;
   EXPECT_EQ(taskwaits, waiting_tasks) << "one taskwait per task that created children";
+}
+
+// expect_whole checks what every OpenMP trace must hold: every constraint joins two recorded
+// units, and every explicit task is created once, by a task construct that ended its creator's
+// unit, and ends with its "end".
+void expect_whole(const TaskView& view) {
+  for (const trace::ConstraintRecord& c : view.trace.constraints) {
+    EXPECT_TRUE(view.unit.count(c.from) == 1 && view.unit.count(c.to) == 1)
+        << view.trace.construct_name(c.construct) << " constraint " << c.from << " -> " << c.to << " names a unit never recorded";
+  }
+  std::map<std::uint64_t, int> created;
+  for (const trace::ConstraintRecord* c : view.constraints("task")) {
+    ++created[view.vp_of(c->to)];
+    EXPECT_EQ(view.trace.construct_name(view.unit.at(c->from)->record.ended_by), "task");
+  }
+  for (const std::uint64_t task : view.tasks) {
+    EXPECT_EQ(created[task], 1) << "task VP " << task;
+    EXPECT_EQ(view.trace.construct_name(view.units_of.at(task).back()->record.ended_by), "end") << "task VP " << task;
+  }
+}
+
+// ConstructRun is one case of tests/omp/omp_cases.cpp (constructs whose OMPT event order once
+// misled the tool) recorded whole, with `tasks` explicit tasks.
+struct ConstructRun {
+  const trace::Trace trace;
+  const TaskView view;
+  ConstructRun(const std::string& name, std::size_t tasks, const std::string& environment = "OMP_CANCELLATION=false")
+      : trace(record_openmp({"/usr/bin/env", environment, MOIRAI_OMP_CASES, name}, name)), view(trace) {
+    EXPECT_TRUE(trace.complete) << trace.cut;
+    EXPECT_EQ(view.tasks.size(), tasks) << name;
+    expect_whole(view);
+  }
+};
+
+// A taskgroup's region opens before its tasks are created: the creator's unit goes on until the
+// taskgroup's end, where it waits for the child that completes last.
+TEST(OmpConstructs, TaskgroupEndsTheCreatorsUnitAtItsEnd) {
+  const ConstructRun run("taskgroup", 4);
+  const TaskView& view = run.view;
+  const auto waits = view.constraints("taskgroup");
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_TRUE(std::binary_search(view.tasks.begin(), view.tasks.end(), view.vp_of(waits[0]->from))) << "freed by a child";
+  std::uint64_t last_creation = 0;
+  for (const trace::ConstraintRecord* c : view.constraints("task")) {
+    last_creation = std::max(last_creation, view.unit.at(c->from)->record.end);
+  }
+  std::size_t ended_at_taskgroup = 0;
+  for (const trace::Unit* u : view.units_of.at(view.vp_of(waits[0]->to))) {
+    if (view.trace.construct_name(u->record.ended_by) != "taskgroup") continue;
+    ++ended_at_taskgroup;
+    EXPECT_GE(u->record.end, last_creation) << "the unit waiting at the taskgroup ended before its tasks were created";
+  }
+  EXPECT_EQ(ended_at_taskgroup, 1u);
+}
+
+// A taskloop's tasks are created inside its implicit taskgroup.
+TEST(OmpConstructs, TaskloopTasksHaveTheirCreator) {
+  const ConstructRun run("taskloop", 6);
+  EXPECT_EQ(run.view.constraints("taskgroup").size(), 1u);
+}
+
+// An undeferred task with a depend clause (libomp waits on its dependences through a stand-in
+// task, which is no VP) and detach: its body ends before its event is fulfilled, and the creator
+// goes on on the same thread, creating the second task.
+TEST(OmpConstructs, DetachedTaskEndsItsUnitAndItsCreatorGoesOn) {
+  const ConstructRun run("detach", 2);
+  EXPECT_EQ(run.view.constraints("taskwait").size(), 1u);
+}
+
+// A task that fulfils its own event while it runs (early fulfilment) goes on to its end, where it
+// completes and frees the taskwait.
+TEST(OmpConstructs, EarlyFulfilledTaskCompletesAtItsEnd) {
+  const ConstructRun run("fulfilled", 1);
+  const auto waits = run.view.constraints("taskwait");
+  ASSERT_EQ(waits.size(), 1u);
+  EXPECT_EQ(waits[0]->from, run.view.units_of.at(run.view.tasks.at(0)).back()->record.unit);
+}
+
+// Tasks cancelled before they ran (their taskgroup cancelled) end where the runtime discards them.
+TEST(OmpConstructs, CancelledTasksEndWhereTheRuntimeDiscardsThem) {
+  const ConstructRun run("cancel", 20, "OMP_CANCELLATION=true");
+  EXPECT_EQ(run.view.constraints("taskgroup").size(), 1u);
 }
 
 // The trace says how the runtime placed its threads: each core's PU when OMP_PROC_BIND bound it,

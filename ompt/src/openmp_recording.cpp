@@ -242,6 +242,22 @@ void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* create
   Task* parent = task_of(encountering);
   auto* task = new Task;
   const CallSite at = site(ra);
+  if ((flags & ompt_task_taskwait) != 0) {
+    // No task of the program: libomp's stand-in for a wait on dependences (`taskwait depend`,
+    // or an undeferred task's depend clause). The encountering task waits in it until
+    // taskwait_complete; the predecessors' completions free its next unit.
+    task->parent = parent;
+    hold(parent);
+    created->ptr = task;
+    if (parent != nullptr) {
+      if (t.running == parent) end_unit(t, kTaskwait, at);
+      task->first_unit = unit_for(*parent);
+      parent->in_sync = kTaskwait;
+    }
+    ++t.waiting;
+    go_idle(t);
+    return;
+  }
   task->created_at = at;
   task->vp = define_vp(t, "task", at);
   task->first_unit = unit_for(*task);
@@ -303,9 +319,34 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
   Thread& t = thread();
   Task* prior = task_of(prior_data);
   Task* next = task_of(next_data);
-  const bool completed = status == ompt_task_complete || status == ompt_task_late_fulfill;
+  // An early fulfilment (the event fulfilled while the task runs) is no scheduling point: the
+  // task completes when its body ends. A cancelled task completes too.
+  if (status == ompt_task_early_fulfill) return;
+  if (status == ompt_taskwait_complete) {
+    if (prior == nullptr) return;
+    if (t.waiting > 0) --t.waiting;
+    if (Task* waiter = prior->parent) {
+      waiter->in_sync = 0;
+      if (t.running == nullptr) begin_unit(t, *waiter);
+      let_go(waiter);
+    }
+    prior_data->ptr = nullptr;
+    let_go(prior);
+    return;
+  }
+  const bool completed = status == ompt_task_complete || status == ompt_task_late_fulfill || status == ompt_task_cancel;
   if (prior != nullptr) {
     if (completed) {
+      if (status == ompt_task_cancel && t.running != prior && prior->first_unit != 0 &&
+          prior->next_unit == prior->first_unit) {
+        // Cancelled before it ran: the runtime discards it here. An empty unit keeps its
+        // creation's constraint on a recorded unit.
+        if (t.running != nullptr) {
+          switches_.fetch_add(1, std::memory_order_relaxed);
+          end_unit(t, kTaskSwitch, kUnknownSite);
+        }
+        begin_unit(t, *prior);
+      }
       // Siblings end in the order they tell their parent: the last child to complete (what
       // frees a taskwait) is then also the one whose unit ended last.
       std::unique_lock<std::mutex> in_order;
@@ -320,13 +361,17 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
       if (t.running == prior) {
         end_unit(t, kTaskEnd, prior->created_at, done);
       } else {
-        done(prior->last_unit);  // a detached task, fulfilled after its body ended
+        done(prior->detached_unit != 0 ? prior->detached_unit : prior->last_unit);  // fulfilled after its body
       }
       let_go(prior->parent);
       let_go(prior->region);
       prior_data->ptr = nullptr;
       let_go(prior);
-    } else if (t.running == prior) {  // a yield, a switch to an undeferred task, a detached body's end
+    } else if (t.running == prior && status == ompt_task_detach) {
+      // A detached task's body has ended: its last unit ends here, and its completion (the
+      // late fulfilment, on any thread) frees its successors from that unit.
+      prior->detached_unit = end_unit(t, kTaskEnd, prior->created_at);
+    } else if (t.running == prior) {  // a yield, a switch to an undeferred task
       switches_.fetch_add(1, std::memory_order_relaxed);
       end_unit(t, kTaskSwitch, kUnknownSite);
     }
@@ -365,8 +410,10 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
   // A reduction's sync region lies inside the construct that owns it: no scheduling point.
   if (task == nullptr || kind == ompt_sync_region_reduction) return;
   const ConstructKind construct = sync_construct(kind);
+  // A taskgroup's region begins where the taskgroup opens: its tasks are created inside it, and
+  // the task waits only at the end (sync_region_wait).
+  if (endpoint == ompt_scope_begin && kind == ompt_sync_region_taskgroup) return;
   if (endpoint == ompt_scope_begin) {
-    if (kind == ompt_sync_region_taskgroup) return;  // its start: the wait at its end is the scheduling point
     task->in_sync = construct;
     if (!is_barrier(kind)) {
       if (t.running == task) end_unit(t, construct, site(ra));
@@ -396,13 +443,12 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
 void OpenMpRecording::sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* data,
                                        const void* ra) {
   Thread& t = thread();
+  Task* task = task_of(data);
+  if (endpoint == ompt_scope_begin && kind == ompt_sync_region_taskgroup && task != nullptr) {
+    task->in_sync = kTaskgroup;  // the end of the taskgroup: a scheduling point, as a taskwait
+    if (t.running == task) end_unit(t, kTaskgroup, site(ra));
+  }
   if (endpoint == ompt_scope_begin) {
-    // A taskgroup's region spans its body; the task waits (a scheduling point) only at its end.
-    Task* task = task_of(data);
-    if (kind == ompt_sync_region_taskgroup && task != nullptr && t.running == task) {
-      task->in_sync = kTaskgroup;
-      end_unit(t, kTaskgroup, site(ra));
-    }
     ++t.waiting;
     go_idle(t);
   } else {

@@ -20,7 +20,8 @@ struct Task {
   VpId vp = 0;
   UnitId next_unit = 0;    // the id its next unit gets (allocated early when a constraint names it)
   UnitId first_unit = 0;   // an explicit task's first unit: what creation and dependences free
-  UnitId last_unit = 0;    // the unit it ran last (a detached task completes after its body ended)
+  UnitId last_unit = 0;    // the unit it ran last
+  UnitId detached_unit = 0;  // a detached task's last unit, ended before its event is fulfilled
   CallSite created_at{"?", 0, ""};  // the task construct
   Task* parent = nullptr;  // the creating task (held), for taskwait's "last child to complete"
   Region* region = nullptr;  // the parallel region it belongs to (held)

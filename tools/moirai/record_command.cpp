@@ -275,6 +275,15 @@ int record_command(const std::vector<std::string_view>& args) {
     summary = std::to_string(trace.units.size()) + " units on " + std::to_string(trace.core_count) + " cores";
     if (!trace.interrupted.empty()) summary += "; interrupted: " + trace.interruption();
     warnings = trace::trace_warnings(trace);
+    // The tool records the first OMP_NUM_THREADS threads; a wider team (num_threads, nested
+    // parallelism) ran partly outside the trace, and the views would show only its recorded part.
+    if (const auto unrecorded = trace.metadata.find("omp_unrecorded_threads");
+        unrecorded != trace.metadata.end() && unrecorded->second != "0") {
+      warnings.push_back(unrecorded->second + " OpenMP threads beyond the " + std::to_string(trace.core_count) +
+                         " recorded cores ran unrecorded (a num_threads clause or nested parallelism above "
+                         "OMP_NUM_THREADS): the units they ran are not in the trace; record with OMP_NUM_THREADS set "
+                         "to the widest team");
+    }
   } catch (const trace::TraceOutOfMemory& error) {
     summary = "too large to read back here (" + std::string(error.what()) + ")";
   } catch (const trace::TraceError& error) {
