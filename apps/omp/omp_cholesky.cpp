@@ -142,7 +142,7 @@ int main(int argc, char** argv) {
       "omp_cholesky");
   cli.add_option("--tiles", tiles, "T, the matrix is T x T tiles")->check(omp_apps::whole(1, kMaxTiles))->capture_default_str();
   cli.add_option("--tile-size", tile_size, "B, each tile is B x B doubles")->check(omp_apps::whole(1, kMaxOrder))->capture_default_str();
-  cli.add_option("--seed", seed, "seeds the random matrix")->capture_default_str();
+  cli.add_option("--seed", seed, "seeds the random matrix")->check(omp_apps::whole(0, INT64_MAX))->capture_default_str();
   cli.add_flag("--check", check, "compare L with a sequential unblocked factorisation");
   cli.add_flag("--gate", gate.enabled,
                "hold potrf(0,0) until every task is created (at most 10 s; 2 or more threads)");

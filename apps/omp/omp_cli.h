@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <iostream>
+#include <sstream>
 #include <string>
 
 #include <CLI/CLI.hpp>
@@ -37,6 +38,27 @@ inline CLI::Validator whole(std::int64_t min, std::int64_t max) {
         return {};
       },
       "N in " + range);
+}
+
+// between accepts a number from `min` to `max`, and names what is wrong with anything else.
+inline CLI::Validator between(double min, double max) {
+  std::ostringstream range_text;
+  range_text << min << " to " << max;
+  const std::string range = range_text.str();
+  return CLI::Validator(
+      [min, max, range](std::string& text) -> std::string {
+        double value = 0.0;
+        const char* const end = text.data() + text.size();
+        const auto [stop, error] = std::from_chars(text.data(), end, value);
+        if (text.empty() || stop != end || error == std::errc::invalid_argument) {
+          return "'" + text + "' is not a number (expected " + range + ")";
+        }
+        if (error == std::errc::result_out_of_range || !(value >= min && value <= max)) {
+          return text + " is out of range (must be " + range + ")";
+        }
+        return {};
+      },
+      "X in " + range);
 }
 
 // parse_or_exit parses the command line into `cli`, exiting 0 after --help and 2 on bad input.

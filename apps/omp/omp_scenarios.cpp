@@ -234,7 +234,7 @@ int main(int argc, char** argv) {
   cli.add_option("--scale", scale,
                  "multiplies the number of tasks, iterations or rows (static_tail's work grows as the\n"
                  "square of its rows)")
-      ->check(CLI::Range(0.01, 10.0))
+      ->check(omp_apps::between(0.01, 10.0))
       ->capture_default_str();
   cli.footer(omp_apps::kExitStatus);
   omp_apps::parse_or_exit(cli, argc, argv);
@@ -255,7 +255,7 @@ int main(int argc, char** argv) {
   const std::uint64_t result = scenario.run(units, fixed);
   const double seconds = omp_get_wtime() - start;
   std::printf("%s (%s): result %016llx from %llu units in %.3f s on %d threads\n", scenario.name,
-              fixed ? "fixed" : "planted", static_cast<unsigned long long>(result),
+              fixed ? "fixed" : scenario.has_fix ? "planted" : "nothing planted", static_cast<unsigned long long>(result),
               static_cast<unsigned long long>(units), seconds, omp_get_max_threads());
   if (!check) return omp_apps::finish(cli, 0);
   const std::uint64_t expected = scenario.sequential(units);
