@@ -18,9 +18,6 @@ struct RecorderOptions {
   std::string path;                    // the trace file to write
   std::vector<std::string> counters;   // counter names (counters.h); missing ones are reported, not faked
   std::string command_line;            // stored in the header
-  // metadata: more key=value lines for the header, from a front-end that records a runtime it
-  // did not write (e.g. which OpenMP runtime, how its threads were bound); keys must be new.
-  std::vector<std::pair<std::string, std::string>> metadata;
   std::size_t buffer_bytes = 256 * 1024;  // per-core buffer, a full one becomes one chunk;
                                           // many cores share 32 MiB (at least 16 KiB each)
   bool os_time = true;                 // on real cores, record what the OS took from each unit
@@ -29,6 +26,10 @@ struct RecorderOptions {
   // killed with SIGKILL loses at most its last flush_interval of records (or one chunk per
   // core, if a core fills a buffer faster). 0: at every wake of the writer (20 ms).
   std::chrono::milliseconds flush_interval{100};
+  // metadata: more key=value lines for the header, from a front-end that records a runtime it
+  // did not write (e.g. which OpenMP runtime, how its threads were bound); keys must be new. Last,
+  // so that the options written in order (path, counters, command line, buffer) keep their places.
+  std::vector<std::pair<std::string, std::string>> metadata{};
 };
 
 // RecorderStats counts what a recorder wrote.
