@@ -27,8 +27,7 @@ struct RecorderOptions {
   // core, if a core fills a buffer faster). 0: at every wake of the writer (20 ms).
   std::chrono::milliseconds flush_interval{100};
   // metadata: more key=value lines for the header, from a front-end that records a runtime it
-  // did not write (e.g. which OpenMP runtime, how its threads were bound); keys must be new. Last,
-  // so that the options written in order (path, counters, command line, buffer) keep their places.
+  // did not write (e.g. which OpenMP runtime, how its threads were bound); keys must be new.
   std::vector<std::pair<std::string, std::string>> metadata{};
 };
 
