@@ -45,7 +45,8 @@ bool OsTimeProbe::end(std::uint64_t now, OsTaken& out) noexcept {
   const bool migrated = sched_getcpu() != begin_cpu_id_;
   const double span_ns = static_cast<double>(now - begin_wall_) * ns_per_tick_;
   previous_end_ = now;
-  if (span_ns < kMeasuredNs && !migrated) return false;
+  called_ = span_ns >= kMeasuredNs || migrated;
+  if (!called_) return false;
   const std::uint64_t cpu = thread_cpu_ns();
   const double interval_ns = static_cast<double>(now - last_wall_) * ns_per_tick_;
   const double taken_ns = std::min(span_ns, interval_ns - static_cast<double>(cpu - last_cpu_));
@@ -60,6 +61,16 @@ bool OsTimeProbe::end(std::uint64_t now, OsTaken& out) noexcept {
   out.migrations = migrated ? 1 : 0;
   involuntary_ = involuntary;
   return true;
+}
+
+std::uint64_t OsTimeProbe::settle(std::uint64_t end, std::uint64_t now, OsTaken& out, bool& taken) noexcept {
+  if (!called_ || now <= end || static_cast<double>(now - end) * ns_per_tick_ < kMinTakenNs) return end;
+  if (!taken) out = OsTaken{};
+  taken = true;
+  out.taken += now - end;
+  // The thread CPU time read in end() stands: only the system calls' return ran since.
+  last_wall_ = previous_end_ = now;
+  return now;
 }
 
 }  // namespace moirai::instrument::detail

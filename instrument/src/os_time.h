@@ -44,6 +44,11 @@ class OsTimeProbe {
   void begin(std::uint64_t now) noexcept;
   // end marks it ending at `now`; true, with `out` filled, when the OS took something.
   bool end(std::uint64_t now, OsTaken& out) noexcept;
+  // settle takes `now`, the clock read again after end(): a preemption that was due takes effect
+  // when one of end()'s system calls returns, after its reading `end`, so what the OS took there
+  // is the unit's (its end moves to `now`, `taken` and `out` grow by it), not the runtime's
+  // time after the unit. Returns the unit's end.
+  std::uint64_t settle(std::uint64_t end, std::uint64_t now, OsTaken& out, bool& taken) noexcept;
   // thread_cpu_ns is the calling thread's CPU time so far (a system call).
   static std::uint64_t thread_cpu_ns() noexcept;
 
@@ -53,6 +58,7 @@ class OsTimeProbe {
   std::uint64_t last_wall_ = 0, last_cpu_ = 0;  // the last reading of both clocks
   int begin_cpu_id_ = -1;
   long involuntary_ = -1;  // involuntary switches at the last reading
+  bool called_ = false;    // the last end() made system calls
 };
 
 }  // namespace moirai::instrument::detail

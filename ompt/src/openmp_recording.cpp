@@ -70,6 +70,11 @@ struct OpenMpRecording::Thread {
   CallSite work_site = kUnknownSite;  // the work-sharing construct its chunks belong to
   VpId implicit_vp = 0;     // one VP holds this thread's implicit tasks
   Task* acquiring = nullptr;  // the task whose unit ended asking for a lock or critical section
+  // Where each held lock or critical section was entered: libomp 16 reports a critical section's
+  // release with the master thread's return address (OMPT_LOAD_RETURN_ADDRESS(0) in
+  // __kmpc_end_critical), null or stale on the other threads, so a section's end is named by
+  // the line that entered it.
+  std::unordered_map<ompt_wait_id_t, CallSite> entered;
   std::unordered_map<const void*, CallSite> sites;  // before the shared, locked table
 };
 
@@ -457,12 +462,14 @@ void OpenMpRecording::sync_region_wait(ompt_sync_region_t kind, ompt_scope_endpo
   }
 }
 
-void OpenMpRecording::mutex_acquire(ompt_mutex_t kind, ompt_wait_id_t /*wait_id*/, const void* ra) {
+void OpenMpRecording::mutex_acquire(ompt_mutex_t kind, ompt_wait_id_t wait_id, const void* ra) {
   if (!is_exclusive(kind) || is_test(kind)) return;  // a test may fail: its boundary is at acquired
   Thread& t = thread();
   if (t.running == nullptr) return;
   t.acquiring = t.running;
-  end_unit(t, is_lock(kind) ? kLock : kCritical, site(ra));
+  const CallSite at = site(ra);
+  t.entered[wait_id] = at;
+  end_unit(t, is_lock(kind) ? kLock : kCritical, at);
   go_idle(t);  // until it is granted: a wait for the thread that holds it
 }
 
@@ -471,7 +478,9 @@ void OpenMpRecording::mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, 
   Thread& t = thread();
   if (is_test(kind) && t.running != nullptr) {
     t.acquiring = t.running;
-    end_unit(t, kLock, site(ra));
+    const CallSite at = site(ra);
+    t.entered[wait_id] = at;
+    end_unit(t, kLock, at);
   }
   Task* task = t.acquiring;
   t.acquiring = nullptr;
@@ -491,7 +500,9 @@ void OpenMpRecording::mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, 
   Thread& t = thread();
   Task* task = t.running;
   if (task == nullptr) return;
-  const UnitId unit = end_unit(t, is_lock(kind) ? kUnlock : kCriticalEnd, site(ra));
+  auto entered = t.entered.find(wait_id);
+  const bool named = entered != t.entered.end() && (kind == ompt_mutex_critical || ra == nullptr);
+  const UnitId unit = end_unit(t, is_lock(kind) ? kUnlock : kCriticalEnd, named ? entered->second : site(ra));
   {
     std::lock_guard<std::mutex> hold_locks(locks_mutex_);
     last_release_[wait_id] = unit;

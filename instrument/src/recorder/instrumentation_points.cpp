@@ -96,7 +96,10 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   rec.counter_set.read(state.counter_thread, state.counters_end);
   fmt::UnitRecord& record = unit_of(state);
   record.end = impl_->now(core);
-  if (rec.os_on) state.taken_pending = state.os.end(record.end, state.os_taken);
+  if (rec.os_on) {
+    state.taken_pending = state.os.end(record.end, state.os_taken);
+    record.end = state.os.settle(record.end, impl_->now(core), state.os_taken, state.taken_pending);
+  }
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
   record.site = rec.site_id(state, site);

@@ -111,6 +111,7 @@ std::uint64_t unit_record_cost(const trace::Trace& trace) {
 
 Analysis analyse(const trace::Trace& trace) {
   Analysis a{.trace = trace};
+  a.words = vocabulary_of(trace);
   const RunSpan span = run_span(trace);
   a.first = span.first;
   a.makespan = span.length();
@@ -194,8 +195,11 @@ Analysis analyse(const trace::Trace& trace) {
         entry.kind = LossKind::run_end;
       } else {
         entry.next_unit = *next;
+        // A constraint satisfied before the core went idle did not keep it idle: the unit it ran
+        // next was ready all along, and the core (its runtime, or the OS that took its thread)
+        // was slow to run it. Such a span is charged to no constraint.
         auto freeing = a.freed_by.find(trace.units[*next].record.unit);
-        if (freeing != a.freed_by.end()) entry.freed_by = freeing->second;
+        if (freeing != a.freed_by.end() && trace.constraints[freeing->second].time >= idle.begin) entry.freed_by = freeing->second;
       }
       if (entry.ticks > 0) a.entries.push_back(entry);
     }

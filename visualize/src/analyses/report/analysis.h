@@ -16,6 +16,7 @@
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/analyses/report.h"
 #include "moirai/visualize/model/unit_graph.h"
+#include "analyses/report/vocabulary.h"
 
 namespace moirai::visualize::report {
 
@@ -65,6 +66,7 @@ struct Analysis {
   std::unordered_map<std::uint64_t, std::uint32_t> unit_index{};  // unit id -> index
   std::unordered_map<std::uint64_t, std::uint32_t> freed_by{};    // unit id -> latest constraint
   UnitGraph graph{};
+  Vocabulary words{};  // the language the hints speak
   CriticalPath path{};
 
   // unit is the unit record at an index.

@@ -25,18 +25,19 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const auto [construct, site] = top->first;
   std::uint64_t lost = 0;
   std::vector<std::uint32_t> cores;
+  ConstructRole role = ConstructRole::other;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const LossEntry& e = a.entries[i];
     if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
     if (a.construct_of(e) != construct || a.site_of(a.freeing_unit(e)) != site) continue;
     cores.push_back(e.core);
+    role = a.trace.construct_role(a.trace.constraints[e.freed_by].construct);
     lost += ledger.claim(i);
   }
   out.hints.push_back(make_hint(
       "idle-cause",
       detail::core_set(cores) + " sat idle " + a.ms(lost) + " in all (" + detail::fixed(100 * a.share(lost), 1) +
-          "% of the cores' time) until a " + construct +
-          " freed them: the unit on the other side of that construct ran late; look at where its VP is placed and what runs before it on that core",
+          "% of the cores' time) until a " + construct + " freed them: " + a.words.idle_cure(role, site),
       cores, 0, a.makespan, site, lost));
 }
 

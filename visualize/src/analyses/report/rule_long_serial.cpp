@@ -134,7 +134,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     if (g.longest == kNone || a.unit(g.longest).work() < a.unit(unit).work()) g.longest = unit;
     g.exclusive = g.exclusive || trace.construct_role(a.unit(unit).record.ended_by) == ConstructRole::exclusive_end;
   }
-  const std::string exclusive = detail::exclusive_name(trace);  // "singleton" in SSR
+  // "singleton" in SSR, "critical section" in OpenMP
+  const std::string exclusive = a.words.exclusive_section.empty() ? detail::exclusive_name(trace) : a.words.exclusive_section;
   for (const auto& [key, g] : groups) {
     const std::uint64_t lost = ledger.claim_windows(g.windows, [&](const LossEntry& e, const Window&) {
       if (a.core_work[e.core] == 0) return false;
@@ -158,11 +159,10 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     out.hints.push_back(make_hint(
         "long-serial",
         "for " + a.ms(serial) + " (" + detail::fixed(100.0 * static_cast<double>(serial) / static_cast<double>(a.makespan), 1) +
-            "% of the run, in " + detail::plural(own.size(), "section") + ") only one core animated units while the other cores waited, for VP '" +
+            "% of the run, in " + detail::plural(own.size(), "section") + ") only one core animated units while the other cores waited, for " + a.words.vp + " '" +
             vp_name + "', whose longest unit there (" + std::to_string(u.record.unit) + ", " + a.ms(u.work()) + " of work on " +
             detail::core_set({u.core}) + ") " +
-            (g.exclusive ? "is a " + section + " body: move its work out of the " + section + " or split it across the VPs that wait for it"
-                         : "runs alone: split its work across VPs (a reduction: reduce in a tree, in parallel)") +
+            (g.exclusive ? "is a " + section + " body: " + fill(a.words.exclusive_cure, section) : "runs alone: " + a.words.serial_cure) +
             " (paper 3.4, 3.4.6)",
         {u.core}, own.front().begin - a.first, own.front().end - a.first, a.site_of(g.longest), lost));
   }

@@ -32,7 +32,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
           detail::fixed(100.0 * static_cast<double>(overhead) / static_cast<double>(a.work), 1) + "% of work (" +
           detail::fixed(per_core, 1) + " units per core, mean work " +
           a.ms(a.trace.units.empty() ? 0 : a.work / a.trace.units.size()) +
-          "); do more work between construct calls, most of which end units at the call site named here (trigger: overhead above " +
+          "); " + a.words.unit_size_cure + " (trigger: overhead above " +
           detail::fixed(kTooSmall * 100, 0) + "% of work)",
       {}, 0, a.makespan, a.busiest_site(), lost));
 }

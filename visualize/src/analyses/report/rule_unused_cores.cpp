@@ -31,7 +31,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   out.hints.push_back(make_hint(
       "unused-cores",
       detail::core_set(unused) + " did under " + detail::fixed(kUnusedCoreWork * 100, 0) + "% of the run in work (" +
-          detail::plural(never, "core") + " none at all): check how work is placed on cores (the paper's misplaced brace left 27 of 40 cores empty)",
+          detail::plural(never, "core") + " none at all): " + a.words.unused_cure,
       unused, 0, a.makespan, "", lost));
 }
 

@@ -1,0 +1,39 @@
+// The words the report's hints use for a trace's tasks and constructs (internal to visualize),
+// chosen once from the trace: its `language` metadata and its construct table. SSR and VSs traces
+// speak the paper's words (VPs, placement on cores); an OpenMP trace speaks OpenMP's (tasks,
+// threads, critical sections, loop schedules). Rules take their nouns and cures from here, so no
+// rule asks which language it reads.
+#pragma once
+
+#include <string>
+
+#include "moirai/trace/reader.h"
+
+namespace moirai::visualize::report {
+
+// Vocabulary is one language's words for what the rules name and advise.
+struct Vocabulary {
+  std::string vp = "VP";     // a thread of application code: SSR's VP, OpenMP's task
+  std::string vps = "VPs";
+  std::string creator_cure;  // creator-starvation: how to make creations sooner
+  std::string unit_size_cure;  // unit-size: how to do more work per unit
+  std::string tail_cure;     // idle-tail: how to fill every core in the last wave
+  std::string unused_cure;   // unused-cores: what to check
+  std::string serial_cure;   // long-serial, a unit that runs alone (not an exclusive body)
+  std::string exclusive_cure;  // long-serial, an exclusive body ("{}": the section's name)
+  std::string exclusive_section;  // the name of an exclusive section ("" : the construct's own)
+  // idle-cause: what follows "until a <construct> freed them: ", by the freeing construct's role;
+  // "{}" is the call site of the unit on the other side. SSR says the same for every role.
+  std::string late_cure, create_late_cure, exclusive_late_cure, wait_late_cure;
+
+  // idle_cure is idle-cause's explanation for a construct of `role` freeing idle cores at `site`.
+  std::string idle_cure(ConstructRole role, const std::string& site) const;
+};
+
+// vocabulary_of chooses the words for a trace.
+Vocabulary vocabulary_of(const trace::Trace& trace);
+
+// fill puts `what` where `text` says "{}".
+std::string fill(const std::string& text, const std::string& what);
+
+}  // namespace moirai::visualize::report
