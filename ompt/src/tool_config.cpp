@@ -61,9 +61,10 @@ ToolConfig tool_config(std::string& problem) {
   }
   config.trace_path = trace != nullptr ? trace : "moirai-" + std::to_string(::getpid()) + ".mtrace";
   // A script run under `moirai record` may start several OpenMP programs, each inheriting the
-  // variable: the first one records, the later ones leave its trace alone.
+  // variables: the first one records, the later ones leave its trace alone (`moirai record` says
+  // so with MOIRAI_OMPT_FIRST_PROGRAM=1; a user who sets the path himself may overwrite it).
   struct stat file {};
-  if (trace != nullptr && ::stat(trace, &file) == 0 && file.st_size > 0) {
+  if (trace != nullptr && env("MOIRAI_OMPT_FIRST_PROGRAM") == "1" && ::stat(trace, &file) == 0 && file.st_size > 0) {
     problem = std::string(trace) + " already holds the trace of an earlier OpenMP program of this run (only the first one is recorded)";
     return config;
   }

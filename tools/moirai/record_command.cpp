@@ -38,6 +38,7 @@ constexpr const char* kRecordHelp =
     "  MOIRAI_OMPT_COUNTERS=LIST  with --counters\n"
     "  MOIRAI_OMPT_COMMAND=...    PROGRAM ARGS..., the command the trace names\n"
     "  MOIRAI_OMPT_QUIET=1        the tool's own summary line is left to moirai\n"
+    "  MOIRAI_OMPT_FIRST_PROGRAM=1  only the first OpenMP program PROGRAM starts is recorded\n"
     "Ctrl-C (SIGINT) reaches PROGRAM alone, and SIGTERM or SIGHUP sent to moirai is passed on\n"
     "to it: the tool then writes the whole trace, marked interrupted.\n\n"
     "  -o, --output FILE   the trace; default PROGRAM's name + .mtrace in this directory\n"
@@ -256,7 +257,8 @@ int record_command(const std::vector<std::string_view>& args) {
   child.environment = {{"OMP_TOOL_LIBRARIES", tool},
                        {"MOIRAI_OMPT_TRACE", fs::absolute(target.path()).string()},
                        {"MOIRAI_OMPT_COMMAND", tools::command_text(spec.program)},
-                       {"MOIRAI_OMPT_QUIET", "1"}};  // moirai says what was written, once
+                       {"MOIRAI_OMPT_QUIET", "1"},  // moirai says what was written, once
+                       {"MOIRAI_OMPT_FIRST_PROGRAM", "1"}};  // a script's later OpenMP programs leave the trace alone
   if (!spec.counters.empty()) child.environment.emplace_back("MOIRAI_OMPT_COUNTERS", spec.counters);
   const tools::ChildStatus status = tools::run_child(child);
   if (!status.started) throw std::invalid_argument("cannot run " + program + ": " + status.error);
