@@ -54,7 +54,7 @@ TEST(OmpConstructs, EachConstructBecomesItsBoundariesAndConstraints) {
   EXPECT_GE(ended_by["loop chunk"], 1u);
   EXPECT_GE(std::stoi(trace.metadata.at("omp_unrecorded_threads")), 1) << "the nested teams' second threads";
   EXPECT_EQ(trace.metadata.at("omp_undeferred_tasks"), "1");
-  EXPECT_EQ(trace.metadata.at("omp_task_switches"), "1") << "the undeferred task";
+  EXPECT_GE(std::stoi(trace.metadata.at("omp_task_switches")), 1) << "the undeferred task (and the taskyield, when a task was ready)";
   // The units of a core tile its time: each begins after the one before it ended.
   std::map<std::uint32_t, std::vector<const trace::Unit*>> by_core;
   for (const trace::Unit& u : trace.units) by_core[u.core].push_back(&u);

@@ -8,6 +8,7 @@
 #include <sched.h>
 
 #include <string>
+#include <utility>
 
 #include "openmp_constructs.h"
 
@@ -485,13 +486,21 @@ void OpenMpRecording::mutex_acquired(ompt_mutex_t kind, ompt_wait_id_t wait_id, 
   Task* task = t.acquiring;
   t.acquiring = nullptr;
   if (task == nullptr || t.running != nullptr) return;
+  // libomp reports a release after it made it, so the next holder may be granted the lock before
+  // its previous holder has told the tool: then the release, when it is told, frees this unit.
   UnitId released_by = 0;
+  const UnitId unit = unit_for(*task);
   {
     std::lock_guard<std::mutex> hold_locks(locks_mutex_);
-    auto last = last_release_.find(wait_id);
-    if (last != last_release_.end()) released_by = last->second;
+    LockState& lock = locks_[wait_id];
+    if (lock.releases == lock.acquisitions) {
+      released_by = lock.last_release;
+    } else {
+      lock.waiting = unit;
+    }
+    ++lock.acquisitions;
   }
-  constraint(t, is_lock(kind) ? kUnlock : kCriticalEnd, released_by, unit_for(*task));
+  constraint(t, is_lock(kind) ? kUnlock : kCriticalEnd, released_by, unit);
   begin_unit(t, *task);
 }
 
@@ -503,10 +512,15 @@ void OpenMpRecording::mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, 
   auto entered = t.entered.find(wait_id);
   const bool named = entered != t.entered.end() && (kind == ompt_mutex_critical || ra == nullptr);
   const UnitId unit = end_unit(t, is_lock(kind) ? kUnlock : kCriticalEnd, named ? entered->second : site(ra));
+  UnitId frees = 0;
   {
     std::lock_guard<std::mutex> hold_locks(locks_mutex_);
-    last_release_[wait_id] = unit;
+    LockState& lock = locks_[wait_id];
+    lock.last_release = unit;
+    ++lock.releases;
+    std::swap(frees, lock.waiting);
   }
+  constraint(t, is_lock(kind) ? kUnlock : kCriticalEnd, unit, frees);
   begin_unit(t, *task);
 }
 

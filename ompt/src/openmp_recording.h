@@ -76,7 +76,14 @@ class OpenMpRecording {
   std::atomic<std::uint64_t> switches_{0};
   std::atomic<bool> finished_{false};
   std::mutex locks_mutex_;
-  std::unordered_map<ompt_wait_id_t, UnitId> last_release_;  // per lock or critical: who left it last
+  // LockState is what the tool knows of one lock or critical section: who left it last, and a
+  // holder granted it before that release was told (the release then frees it).
+  struct LockState {
+    UnitId last_release = 0;
+    std::uint64_t acquisitions = 0, releases = 0;
+    UnitId waiting = 0;
+  };
+  std::unordered_map<ompt_wait_id_t, LockState> locks_;
   std::mutex binding_mutex_;
   std::vector<std::string> binding_;  // per core: the PU its thread is bound to, or "unbound (N PUs)"
 };

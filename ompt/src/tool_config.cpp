@@ -47,8 +47,7 @@ std::string own_command_line() {
 constexpr const char* kLimits =
     "undeferred, included and merged tasks run inside their creator's unit when the runtime reports no "
     "switch; an untied task that moves to another thread is seen as a new unit there; a barrier is "
-    "charged to the last arrival or the last task completed before it ends; a lock or critical "
-    "hand-over names the previous release as OMPT reports it";
+    "charged to the last arrival or the last task completed before it ends";
 
 }  // namespace
 
