@@ -64,7 +64,7 @@ bool OsTimeProbe::end(std::uint64_t now, OsTaken& out) noexcept {
 }
 
 std::uint64_t OsTimeProbe::settle(std::uint64_t end, std::uint64_t now, OsTaken& out, bool& taken) noexcept {
-  if (!called_ || now <= end || static_cast<double>(now - end) * ns_per_tick_ < kMinTakenNs) return end;
+  if (now <= end || static_cast<double>(now - end) * ns_per_tick_ < kMinTakenNs) return end;
   if (!taken) out = OsTaken{};
   taken = true;
   out.taken += now - end;

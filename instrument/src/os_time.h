@@ -49,6 +49,8 @@ class OsTimeProbe {
   // is the unit's (its end moves to `now`, `taken` and `out` grow by it), not the runtime's
   // time after the unit. Returns the unit's end.
   std::uint64_t settle(std::uint64_t end, std::uint64_t now, OsTaken& out, bool& taken) noexcept;
+  // made_system_calls says whether the last end() read the thread's CPU time (settle is for those).
+  bool made_system_calls() const noexcept { return called_; }
   // thread_cpu_ns is the calling thread's CPU time so far (a system call).
   static std::uint64_t thread_cpu_ns() noexcept;
 

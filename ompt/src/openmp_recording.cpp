@@ -208,7 +208,6 @@ void OpenMpRecording::implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t*
   Thread& t = thread();
   if (endpoint == ompt_scope_begin) {
     auto* task = new Task;
-    task->implicit = true;
     const bool initial = (flags & ompt_task_initial) != 0;
     if (initial) {
       task->vp = define_vp(t, "initial task", kUnknownSite);

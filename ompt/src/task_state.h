@@ -25,7 +25,6 @@ struct Task {
   CallSite created_at{"?", 0, ""};  // the task construct
   Task* parent = nullptr;  // the creating task (held), for taskwait's "last child to complete"
   Region* region = nullptr;  // the parallel region it belongs to (held)
-  bool implicit = false;
   ConstructKind in_sync = 0;  // the construct (taskwait, barrier, ...) it waits in; 0: none
   std::uint64_t barrier_epoch = 0;  // an implicit task's barrier being waited for
   std::mutex children_mutex;  // children end one at a time, so the last to tell is the last to end

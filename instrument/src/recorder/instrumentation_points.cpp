@@ -98,7 +98,10 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
   record.end = impl_->now(core);
   if (rec.os_on) {
     state.taken_pending = state.os.end(record.end, state.os_taken);
-    record.end = state.os.settle(record.end, impl_->now(core), state.os_taken, state.taken_pending);
+    // Only a unit whose probe made system calls reads the clock again (most units do not).
+    if (state.os.made_system_calls()) {
+      record.end = state.os.settle(record.end, impl_->now(core), state.os_taken, state.taken_pending);
+    }
   }
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
