@@ -40,8 +40,7 @@ int main(int argc, char** argv) {
   std::uint64_t unit_slices = 0, bound = 0, cross = 0;
   for (const auto& slice : trace.slices) unit_slices += slice.category == "unit";
   for (const auto& [id, flow] : trace.flows) {
-    if (flow.from == SIZE_MAX || flow.to == SIZE_MAX) continue;
-    if (trace.slices[flow.from].category != "unit" || trace.slices[flow.to].category != "unit") continue;
+    if (!moirai::test_support::binds_units(trace, flow)) continue;
     ++bound;
     cross += trace.slices[flow.from].track != trace.slices[flow.to].track;
   }

@@ -22,6 +22,7 @@ struct PerfettoSlice {
   std::int64_t begin = 0, end = -1;  // ns; -1: never ended
   std::string name, category;
   std::size_t depth = 0;
+  std::size_t parent = SIZE_MAX;  // the enclosing slice on its track; SIZE_MAX at depth 0
   std::map<std::string, std::string> args;  // debug annotations, values as text
 };
 
@@ -46,6 +47,15 @@ struct PerfettoTrace {
   std::map<std::uint64_t, std::vector<std::int64_t>> counter_values;  // counter track -> values
   std::vector<std::string> errors;
 };
+
+// binds_units says a flow is bound as the export binds a constraint: it starts on the freeing
+// unit's slice and ends on the freed unit's work slice (nested in that unit's slice), which
+// begins only after the freeing unit's did; a decision to animate may begin earlier.
+inline bool binds_units(const PerfettoTrace& trace, const PerfettoFlow& flow) {
+  if (flow.from == SIZE_MAX || flow.to == SIZE_MAX) return false;
+  const PerfettoSlice &from = trace.slices[flow.from], &to = trace.slices[flow.to];
+  return from.category == "unit" && to.name == "work" && to.parent != SIZE_MAX && trace.slices[to.parent].category == "unit";
+}
 
 namespace perfetto_reader_detail {
 
@@ -328,7 +338,7 @@ inline PerfettoTrace read_perfetto_trace(std::string_view bytes) {
       continue;
     }
     const std::size_t slice = trace.slices.size();
-    trace.slices.push_back({e.track, e.time, -1, e.name, e.category, stack.size(), e.args});
+    trace.slices.push_back({e.track, e.time, -1, e.name, e.category, stack.size(), stack.empty() ? SIZE_MAX : stack.back(), e.args});
     stack.push_back(slice);
     for (std::uint64_t id : e.flow_ids) {
       PerfettoFlow& flow = trace.flows[id];

@@ -1,6 +1,6 @@
 // Perfetto's own protobuf trace format (docs/export.md): a thread track per core with a slice per
 // unit and its life-line segments nested in it, idle spans and chores as slices, constraints as
-// flows bound to the freeing and the freed unit's slices, counters on counter tracks, user
+// flows from the freeing unit's slice to the freed unit's work slice, counters on counter tracks, user
 // events as instants. Each core is a packet sequence of its own, written in time order: names
 // are interned, timestamps are deltas on an incremental clock, the core's track is the default,
 // so a unit costs its bytes in events, not in repeated names and times. The messages are
@@ -336,12 +336,13 @@ class PerfettoProtoWriter {
       const trace::Unit& unit = model_.unit(node);
       const trace::UnitRecord& r = unit.record;
       chores_before(r.assign);
-      // The unit's slice: the flows it starts (constraints it satisfied) and ends (those that
-      // freed it) are bound to it, the freeing unit's slice always beginning first.
+      // The unit's slice starts the flows of the constraints it satisfied; those that freed it
+      // end on its work slice. The trace processor drops a flow whose end it meets before its
+      // start, and a decision to animate may begin before its freeing unit's slice (the core
+      // waited for the lock meanwhile), but work begins only after its freeing unit's did.
       event(kSliceBegin, model_.ns(r.assign), vp_name(r.vp));
       event_.varint(kCategoryIids, categories_.use(unit_category_, sequence_, interned_, annotation_));
       for (auto [a, last] = model_.out(node); a != last; ++a) event_.fixed64(kFlowIds, *a + 1);
-      for (auto [a, last] = model_.in(node); a != last; ++a) event_.fixed64(kTerminatingFlowIds, *a + 1);
       annotate(kUnit, static_cast<std::int64_t>(r.unit));
       annotate_string(kEndedBy, ending(r));
       if (unit.taken != 0) {  // what the OS took from the work span (trace::Unit::taken)
@@ -354,6 +355,7 @@ class PerfettoProtoWriter {
       chores_before(r.begin);
       end(model_.ns(r.begin));
       event(kSliceBegin, model_.ns(r.begin), work_);
+      for (auto [a, last] = model_.in(node); a != last; ++a) event_.fixed64(kTerminatingFlowIds, *a + 1);
       counter_values(&unit);
       finish();
       user_events_before(r.end);
