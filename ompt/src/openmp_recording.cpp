@@ -69,6 +69,7 @@ struct OpenMpRecording::Thread {
   bool idle = false;
   int waiting = 0;          // inside a sync region's wait
   CallSite work_site = kUnknownSite;  // the work-sharing construct its chunks belong to
+  UnitId work_ended_in = 0;  // the unit in which the last work-sharing construct ended
   VpId implicit_vp = 0;     // one VP holds this thread's implicit tasks
   Task* acquiring = nullptr;  // the task whose unit ended asking for a lock or critical section
   // Where each held lock or critical section was entered: libomp 16 reports a critical section's
@@ -425,9 +426,14 @@ void OpenMpRecording::sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t
       return;
     }
     // Arrivals are counted in the order their units end: the last arrival ended last. A barrier
-    // the runtime placed (the join, a worker's) has no line of the program: it is the region's.
+    // the runtime placed (the join, a worker's) has no line of the program: it is the loop's that
+    // ended in this unit (a `parallel for` waits here for its chunks), else the region's.
     CallSite at = site(ra);
-    if (at.line == 0 && task->region != nullptr) at = task->region->site;
+    if (at.line == 0 && t.running == task && t.unit != 0 && t.work_ended_in == t.unit && t.work_site.line != 0) {
+      at = t.work_site;
+    } else if (at.line == 0 && task->region != nullptr) {
+      at = task->region->site;
+    }
     std::lock_guard<std::mutex> in_order(task->region != nullptr ? task->region->mutex : task->children_mutex);
     arrive(*task, t.running == task ? end_unit(t, construct, at) : 0);
     return;
@@ -525,7 +531,12 @@ void OpenMpRecording::mutex_released(ompt_mutex_t kind, ompt_wait_id_t wait_id, 
 
 void OpenMpRecording::work(ompt_work_t kind, ompt_scope_endpoint_t endpoint, const void* ra) {
   (void)kind;
-  if (endpoint == ompt_scope_begin) thread().work_site = site(ra);
+  Thread& t = thread();
+  if (endpoint == ompt_scope_begin) {
+    t.work_site = site(ra);
+  } else {
+    t.work_ended_in = t.unit;
+  }
 }
 
 void OpenMpRecording::dispatch() {

@@ -47,6 +47,44 @@ std::string Analysis::construct_of(const LossEntry& entry) const {
   return trace.construct_name(trace.constraints[entry.freed_by].construct);
 }
 
+std::uint64_t Analysis::ready_since(std::uint32_t u) const {
+  const UnitGraph& g = graph;
+  std::uint32_t node = g.node_of(unit(u).record.unit);
+  if (node == UINT32_MAX) return unit(u).record.assign;
+  for (;;) {
+    std::uint64_t ready = 0;
+    std::uint32_t previous = UINT32_MAX;  // the VP's unit before, when it was the last to arrive
+    for (std::uint32_t k = g.in_begin[node]; k < g.in_begin[node + 1]; ++k) {
+      const UnitArc& arc = g.arcs[g.in_arcs[k]];
+      if (arc.kind != ArcKind::constraint && arc.kind != ArcKind::same_vp) continue;
+      const std::uint64_t at = g.nodes[arc.from].handler_end;
+      if (at > ready || (at == ready && arc.kind == ArcKind::constraint)) {
+        ready = at;
+        previous = arc.kind == ArcKind::same_vp ? arc.from : UINT32_MAX;
+      }
+    }
+    if (previous == UINT32_MAX) return ready == 0 ? g.nodes[node].assign : ready;
+    node = previous;
+  }
+}
+
+bool Analysis::last_of_a_wave(std::uint32_t u) const {
+  const trace::Unit& self = unit(u);
+  const trace::UnitRecord& r = self.record;
+  const std::uint64_t ready = ready_since(u);
+  for (std::uint32_t core = 0; core < units_on_core.size(); ++core) {
+    if (core == self.core) continue;
+    const auto& units = units_on_core[core];
+    auto it = std::partition_point(units.begin(), units.end(), [&](std::uint32_t w) { return unit(w).record.handler_end <= ready; });
+    for (; it != units.end() && unit(*it).record.assign < r.handler_end; ++it) {
+      const trace::UnitRecord& q = unit(*it).record;
+      const bool beside = q.begin < r.end && r.begin < q.end;
+      if (q.vp != r.vp && q.site == r.site && q.ended_by == r.ended_by && (beside || 2 * unit(*it).work() >= self.work())) return true;
+    }
+  }
+  return false;
+}
+
 std::string Analysis::busiest_site() const {
   std::unordered_map<std::uint32_t, std::uint64_t> units_by_site;
   for (const trace::Unit& u : trace.units) ++units_by_site[u.record.site];

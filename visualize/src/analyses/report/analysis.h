@@ -77,6 +77,17 @@ struct Analysis {
   std::uint32_t freeing_unit(const LossEntry& entry) const;
   // construct_of names the construct that ended an idle entry (or its LossKind).
   std::string construct_of(const LossEntry& entry) const;
+  // ready_since is when unit `u`'s VP last waited for another VP: the end of the unit whose
+  // constraint freed it, or, where u's VP did not block before u (it only passed a construct that
+  // did not wait), the same for the VP's unit before. A unit queued behind others was ready long
+  // before it ran.
+  std::uint64_t ready_since(std::uint32_t u) const;
+  // last_of_a_wave: unit `u` ran alone only because the other units of its wave finished first (a
+  // unit of another VP ended at the same call site by the same construct, on another core, while
+  // u was ready, with half u's work or more, or working while u worked: a loop split unevenly, one
+  // thread's share three times the other's, is a wave too). The cores it left idle are the
+  // wave's tail (idle-tail), not a serial section nor a chain: the program let u run beside them.
+  bool last_of_a_wave(std::uint32_t u) const;
   // busiest_site is the call site that ends most units ("" without units).
   std::string busiest_site() const;
   // ms renders ticks as milliseconds; at renders a clock reading as ms from the run's start.

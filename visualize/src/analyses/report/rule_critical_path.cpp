@@ -27,6 +27,14 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   // and the cores can fill only total-work of cores x critical-path. Only that much is claimed
   // (idle beyond it has another cause: a placement that leaves cores empty, say), and first on
   // the cores that worked, so unused-cores still finds the cores a placement left empty.
+  // A chain that is mostly one unit which ran beside its wave's siblings (a loop's chunks split
+  // unevenly) is that wave's tail: idle-tail names it with the cure of the split.
+  std::uint32_t longest = kNone;
+  for (std::uint32_t node : path.nodes) {
+    const std::uint32_t u = a.graph.nodes[node].trace_index;
+    if (longest == kNone || a.unit(u).work() > a.unit(longest).work()) longest = u;
+  }
+  if (longest != kNone && 2 * a.unit(longest).work() >= path.work && a.last_of_a_wave(longest)) return;
   const std::uint64_t forced = trace.core_count * path.work > a.work ? trace.core_count * path.work - a.work : 0;
   std::uint64_t lost = 0;
   for (int pass = 0; pass < 2 && lost < forced; ++pass) {

@@ -22,51 +22,6 @@ namespace {
 constexpr double kSerialLength = 0.05;  // of the makespan
 constexpr double kChainShare = 0.20;    // a unit running alone: of the critical path's work
 
-// ready_since is when unit `u`'s VP last waited for another VP: the end of the unit whose
-// constraint freed it, or, where u's VP did not block before u (it only passed a construct that
-// did not wait), the same for the VP's unit before. A unit queued behind others was ready long
-// before it ran.
-std::uint64_t ready_since(const Analysis& a, std::uint32_t u) {
-  const UnitGraph& g = a.graph;
-  std::uint32_t node = g.node_of(a.unit(u).record.unit);
-  if (node == UINT32_MAX) return a.unit(u).record.assign;
-  for (;;) {
-    std::uint64_t ready = 0;
-    std::uint32_t previous = UINT32_MAX;  // the VP's unit before, when it was the last to arrive
-    for (std::uint32_t k = g.in_begin[node]; k < g.in_begin[node + 1]; ++k) {
-      const UnitArc& arc = g.arcs[g.in_arcs[k]];
-      if (arc.kind != ArcKind::constraint && arc.kind != ArcKind::same_vp) continue;
-      const std::uint64_t at = g.nodes[arc.from].handler_end;
-      if (at > ready || (at == ready && arc.kind == ArcKind::constraint)) {
-        ready = at;
-        previous = arc.kind == ArcKind::same_vp ? arc.from : UINT32_MAX;
-      }
-    }
-    if (previous == UINT32_MAX) return ready == 0 ? g.nodes[node].assign : ready;
-    node = previous;
-  }
-}
-
-// last_of_a_wave: unit `u` ran alone only because the other units of its wave finished first (a
-// unit of another VP ended at the same call site by the same construct, on another core, while u
-// was ready, with half u's work or more). The cores it left idle are the wave's tail (idle-tail),
-// not a serial section: the program let u run beside them.
-bool last_of_a_wave(const Analysis& a, std::uint32_t u) {
-  const trace::Unit& unit = a.unit(u);
-  const trace::UnitRecord& r = unit.record;
-  const std::uint64_t ready = ready_since(a, u);
-  for (std::uint32_t core = 0; core < a.units_on_core.size(); ++core) {
-    if (core == unit.core) continue;
-    const auto& units = a.units_on_core[core];
-    auto it = std::partition_point(units.begin(), units.end(), [&](std::uint32_t w) { return a.unit(w).record.handler_end <= ready; });
-    for (; it != units.end() && a.unit(*it).record.assign < r.handler_end; ++it) {
-      const trace::UnitRecord& q = a.unit(*it).record;
-      if (q.vp != r.vp && q.site == r.site && q.ended_by == r.ended_by && 2 * a.unit(*it).work() >= unit.work()) return true;
-    }
-  }
-  return false;
-}
-
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
   if (trace.core_count < 2 || a.makespan == 0) return;
@@ -108,7 +63,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
       if (!on_path[u]) continue;
       // A singleton body is serial by construction: the idle it takes is only what its end freed.
       const bool exclusive_body = trace.construct_role(a.unit(u).record.ended_by) == ConstructRole::exclusive_end;
-      if (!exclusive_body && (static_cast<double>(a.unit(u).work()) < kChainShare * static_cast<double>(a.path.work) || last_of_a_wave(a, u))) continue;
+      if (!exclusive_body && (static_cast<double>(a.unit(u).work()) < kChainShare * static_cast<double>(a.path.work) || a.last_of_a_wave(u))) continue;
       const trace::UnitRecord& r = a.unit(u).record;
       const std::uint64_t b = std::max({s.begin, r.assign, pieces.empty() ? 0 : pieces.back().end});
       const std::uint64_t e = std::min(s.end, r.handler_end);
