@@ -54,9 +54,7 @@ const Planted kScenarios[] = {
      "critical-path claims first the idle the chain of critical sections forces (parallelism 1.24 < 1.6), naming the chain's "
      "longest unit, the initial task's before the fork, not the critical section; idle-cause names the section with the rest"},
     {"static_tail", "0.7", "idle-tail", ""},
-    {"fine_tasks", "0.1", "unit-size",
-     "the creator runs most tasks itself (libomp's queue is full), so the other thread works under 10% of the run: "
-     "unused-cores' loss (its idle) outranks unit-size's (the overhead)"},
+    {"fine_tasks", "0.3", "unit-size", ""},
     {"clean", "0.5", "", ""},
 };
 

@@ -67,6 +67,7 @@ struct OpenMpRecording::Thread {
   Task* running = nullptr;  // the task whose unit this core animates
   UnitId unit = 0;
   bool idle = false;
+  std::uint64_t idle_ticket = 0;  // the tool's ticket when this thread went idle
   int waiting = 0;          // inside a sync region's wait
   CallSite work_site = kUnknownSite;  // the work-sharing construct its chunks belong to
   UnitId work_ended_in = 0;  // the unit in which the last work-sharing construct ended
@@ -113,6 +114,14 @@ UnitId OpenMpRecording::unit_for(Task& task) {
 }
 
 void OpenMpRecording::begin_unit(Thread& t, Task& task) {
+  // A task that was ready before this thread went idle was queued all along: the gap was
+  // libomp handing it over (a steal, a dispatch), the runtime's overhead, not a wait.
+  const std::uint64_t ready = task.ready_ticket.load(std::memory_order_relaxed);
+  const bool dispatch = t.idle && unit_for(task) == task.first_unit && ready != 0 && ready < t.idle_ticket;
+  if (dispatch) {
+    t.idle = false;
+    if (t.recorded) recorder_.dispatch_end(t.core);
+  }
   stop_idle(t);
   t.running = &task;
   t.unit = unit_for(task);
@@ -147,6 +156,7 @@ void OpenMpRecording::constraint(Thread& t, ConstructKind kind, UnitId from, Uni
 void OpenMpRecording::go_idle(Thread& t) {
   if (t.idle || t.running != nullptr) return;
   t.idle = true;
+  t.idle_ticket = next_ticket_.fetch_add(1, std::memory_order_relaxed);
   if (t.recorded) recorder_.idle_begin(t.core);
 }
 
@@ -275,6 +285,7 @@ void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* create
   if ((flags & (ompt_task_undeferred | ompt_task_mergeable | ompt_task_merged)) != 0) {
     undeferred_tasks_.fetch_add(1, std::memory_order_relaxed);
   }
+  task->ready_ticket.store(next_ticket_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
   // Creating a task is a task scheduling point: the creator's unit ends there.
   if (parent != nullptr && t.running == parent) {
     end_unit(t, kTask, at, [&](UnitId unit) { constraint(t, kTask, unit, task->first_unit); });
@@ -291,6 +302,7 @@ void OpenMpRecording::task_dependence(ompt_data_t* source, ompt_data_t* sink) {
     if (known == from) return;  // two dependences on one predecessor make one constraint
   }
   to->predecessors.push_back(from);
+  to->ready_ticket.store(UINT64_MAX, std::memory_order_relaxed);
   std::unique_lock<std::mutex> hold_from(from->successors_mutex);
   if (!from->completed) {
     hold(to);

@@ -30,6 +30,10 @@ struct Task {
   std::mutex children_mutex;  // children end one at a time, so the last to tell is the last to end
   std::atomic<UnitId> last_child_done{0};  // the last unit of the child that completed last
   std::atomic<int> holders{1};
+  // When the task became ready to run, as a ticket of the tool's order: stamped at creation, 0
+  // while unknown (an implicit task), UINT64_MAX once a dependence made it wait (its release
+  // is not stamped: a thread's wait for it stays idle).
+  std::atomic<std::uint64_t> ready_ticket{0};
 
   std::mutex successors_mutex;  // guards the three below: a dependence may be linked while this completes
   bool completed = false;

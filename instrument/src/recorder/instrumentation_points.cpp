@@ -182,6 +182,15 @@ void TraceRecorder::idle_end(CoreId core) {
   rec.append(core, &idle, sizeof idle);
 }
 
+void TraceRecorder::dispatch_end(CoreId core) {
+  CoreRecorder& state = impl_->cores[core];
+  if (state.paused_since != 0) {
+    state.open_since = impl_->now(core);  // part of the paused span
+    return;
+  }
+  state.open_since = state.idle_since;  // the next unit's decision began where the idle would have
+}
+
 void TraceRecorder::chore_begin(CoreId core) { impl_->cores[core].chore_since = impl_->now(core); }
 
 void TraceRecorder::chore_end(CoreId core, Chore chore, std::uint32_t cores) {

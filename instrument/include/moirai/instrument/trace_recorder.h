@@ -72,6 +72,11 @@ class TraceRecorder final : public RuntimeObserver {
   // note_closing adds a key=value line to the closing chunk, for what a front-end knows only at
   // the end (e.g. what its runtime did that it could not record); any thread, before finish.
   void note_closing(std::string key, std::string value);
+  // dispatch_end ends an idle period (idle_begin) that was the runtime handing over a unit ready
+  // before the period began (a thread stealing a queued task): the span is recorded as the next
+  // unit's decision to animate, not as idle. A front-end that learns it only when the unit starts
+  // calls it instead of idle_end.
+  void dispatch_end(CoreId core);
 
   void use_time_source(const TimeSource& time) override;
   void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,

@@ -17,6 +17,19 @@ namespace {
 constexpr double kParallelismShare = 0.80; // parallelism of the core count
 constexpr double kListedShare = 0.10;       // a unit listed to split: of the chain's longest unit
 
+// waits_for_a_turn: an idle entry is a wait for a turn in a mutual exclusion (a critical section,
+// a lock): the exclusive section's end freed a unit that is itself such a section's body. Its
+// chain is the order the runtime chose, not a dependence of the program, so idle-cause names the
+// section and its cure. A wait for a singleton's result (the freed unit goes on to other work) is
+// a dependence and stays the chain's.
+bool waits_for_a_turn(const Analysis& a, const LossEntry& e) {
+  if (e.kind != LossKind::idle || e.freed_by == kNone) return false;
+  const trace::ConstraintRecord& c = a.trace.constraints[e.freed_by];
+  if (a.trace.construct_role(c.construct) != ConstructRole::exclusive_end) return false;
+  const auto freed = a.unit_index.find(c.to);
+  return freed != a.unit_index.end() && a.trace.construct_role(a.unit(freed->second).record.ended_by) == ConstructRole::exclusive_end;
+}
+
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
   const CriticalPath& path = a.path;
@@ -42,6 +55,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
       const LossEntry e = a.entries[i];
       if (e.owner != kNone || (e.kind != LossKind::idle && e.kind != LossKind::run_end && e.kind != LossKind::run_start)) continue;
       if ((a.core_work[e.core] > 0) != (pass == 0)) continue;
+      if (waits_for_a_turn(a, e)) continue;
       if (e.ticks <= forced - lost) {
         lost += ledger.claim(i);
       } else {  // the part of this span that fills the bound, from its start
