@@ -30,8 +30,7 @@ while [[ $# -gt 0 ]]; do
   case "$1" in
     --repetitions) bench_count --repetitions "${2:-}"; repetitions=$2; shift 2 ;;
     --matmul-size) bench_count --matmul-size "${2:-}"; matmul_size=$2; shift 2 ;;
-    --build-dir) [[ -d "${2:-}" ]] || bench_fail "--build-dir takes an existing build directory, not '${2:-}'"
-                 build_dir=$(cd "$2" && pwd); build=0; shift 2 ;;
+    --build-dir) bench_build_dir "${2:-}"; shift 2 ;;
     --no-build) build=0; shift ;;
     -h|--help) bench_help 23 ;;
     *) bench_fail "unknown argument '$1' (see --help)" ;;

@@ -19,8 +19,7 @@ build=1
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --repeat) bench_count --repeat "${2:-}"; repeat=$2; shift 2 ;;
-    --build-dir) [[ -d "${2:-}" ]] || bench_fail "--build-dir takes an existing build directory, not '${2:-}'"
-                 build_dir=$(cd "$2" && pwd); build=0; shift 2 ;;
+    --build-dir) bench_build_dir "${2:-}"; shift 2 ;;
     --no-build) build=0; shift ;;
     -h|--help) bench_help 13 ;;
     *) bench_fail "unknown argument '$1' (see --help)" ;;

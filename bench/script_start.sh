@@ -8,6 +8,8 @@
 #   bench_fail MESSAGE         "script: MESSAGE" on stderr; exits 2 (bad arguments, nothing built)
 #   bench_count FLAG VALUE     bench_fail unless VALUE is a positive whole number
 #   bench_need FILE...         bench_fail unless each FILE is built (an executable)
+#   bench_build_dir DIR        for --build-dir: bench_fail unless DIR exists; sets build_dir to it
+#                              and build=0 (its programs are used as they are)
 #   bench_build PRESET TARGET...  configures the CMake preset and builds its TARGETs (quietly)
 #   bench_start LAST_LINE "$@" for a script whose one optional argument is --no-build (sets
 #                              build=0; else build=1) or --help; goes to the root
@@ -23,6 +25,11 @@ bench_count() { [[ "$2" =~ ^[1-9][0-9]*$ ]] || bench_fail "$1 takes a positive w
 bench_need() {
   local file
   for file in "$@"; do [[ -x "$file" ]] || bench_fail "$file is not built"; done
+}
+bench_build_dir() {
+  [[ -d "${1:-}" ]] || bench_fail "--build-dir takes an existing build directory, not '${1:-}'"
+  build_dir=$(cd "$1" && pwd)
+  build=0
 }
 bench_build() {
   local preset=$1
