@@ -360,6 +360,36 @@ std::size_t os_taken_records(const trace::Trace& t) {
   }));
 }
 
+// A front-end that learns at a unit's start that the idle before it was the runtime handing
+// over queued work ends it with dispatch_end: no idle span, and the unit's decision to animate
+// begins where the idle began. An idle ended by idle_end stays an idle span.
+TEST(TraceRecorderDispatch, AnIdleThatWasAHandOverBecomesTheNextUnitsDecision) {
+  const std::string path = temp_path("dispatch");
+  instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "dispatch test", 4096});
+  recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 1);
+  recorder.core_start(0);
+  recorder.vp_created(0, 1, "worker", {"trace_recording_test.cpp", 2, "test"}, 0);
+  whole_unit(recorder, 0, 1, 1);
+  recorder.idle_begin(0);
+  recorder.idle_end(0);  // a wait: kept
+  whole_unit(recorder, 0, 1, 2);
+  recorder.idle_begin(0);
+  recorder.dispatch_end(0);  // a hand-over: the next unit's decision
+  whole_unit(recorder, 0, 1, 3);
+  recorder.core_stop(0);
+  recorder.finish();
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(t.complete) << t.cut;
+  ASSERT_EQ(t.units.size(), 3u);
+  ASSERT_EQ(t.idle.size(), 1u);
+  EXPECT_GE(t.idle[0].begin, t.units[0].record.handler_end);
+  EXPECT_LE(t.idle[0].end, t.units[1].record.assign);
+  // Unit 3's decision began where unit 2's constraint update ended: the hand-over is in it.
+  EXPECT_EQ(t.units[2].record.assign, t.units[1].record.handler_end);
+  EXPECT_LE(t.units[2].record.assign, t.units[2].record.begin);
+}
+
 // A core that stays inside one long unit, and a core parked idle, reach no unit boundary: their
 // earlier records still reach the file, with the names they need, while the run goes on. The
 // loop below waits for that as a tool reading a running program's trace would; its limit only
