@@ -4,7 +4,9 @@
 // work of the idle time no narrower rule explained is the chain's, and the fix is to split the
 // chain's longest units, not to move VPs.
 // The critical path's share of the makespan alone is no premise: any program of balanced waves
-// separated by barriers has a critical path as long as its run, and loses nothing to it.
+// separated by barriers has a critical path as long as its run, and loses nothing to it. Two
+// chains are not the program's: one that is mostly a unit which ran beside its wave's siblings
+// (idle-tail's), and waits for a turn in a mutual exclusion (idle-cause's).
 #include <algorithm>
 #include <cmath>
 
@@ -36,10 +38,6 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   if (trace.core_count < 2 || path.work == 0 || a.makespan == 0) return;
   const double share = static_cast<double>(path.work) / static_cast<double>(a.makespan);
   if (path.parallelism >= kParallelismShare * trace.core_count) return;
-  // The idle time the chain forces: even scheduled perfectly, the run lasts the critical path,
-  // and the cores can fill only total-work of cores x critical-path. Only that much is claimed
-  // (idle beyond it has another cause: a placement that leaves cores empty, say), and first on
-  // the cores that worked, so unused-cores still finds the cores a placement left empty.
   // A chain that is mostly one unit which ran beside its wave's siblings (a loop's chunks split
   // unevenly) is that wave's tail: idle-tail names it with the cure of the split.
   std::uint32_t longest = kNone;
@@ -48,6 +46,10 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     if (longest == kNone || a.unit(u).work() > a.unit(longest).work()) longest = u;
   }
   if (longest != kNone && 2 * a.unit(longest).work() >= path.work && a.last_of_a_wave(longest)) return;
+  // The idle time the chain forces: even scheduled perfectly, the run lasts the critical path,
+  // and the cores can fill only total-work of cores x critical-path. Only that much is claimed
+  // (idle beyond it has another cause: a placement that leaves cores empty, say), and first on
+  // the cores that worked, so unused-cores still finds the cores a placement left empty.
   const std::uint64_t forced = trace.core_count * path.work > a.work ? trace.core_count * path.work - a.work : 0;
   std::uint64_t lost = 0;
   for (int pass = 0; pass < 2 && lost < forced; ++pass) {

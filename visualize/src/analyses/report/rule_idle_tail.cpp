@@ -2,7 +2,9 @@
 // because the last wave has fewer units than cores or its units ran longer on some cores. The
 // idle core sits at the end of the run, or waits for the last units' results (a VP that collects
 // them, as matmul's results and divider do) and then runs only the small units that finish the
-// run: both are the tail. Cores that never worked are not a tail (unused-cores).
+// run: both are the tail. Cores that never worked are not a tail (unused-cores). A loop split
+// unevenly among threads (a static schedule) is such a wave too. The hint names where the wave's
+// last piece ended: its call site is where the split is made.
 #include <algorithm>
 
 #include "views/text_format.h"
