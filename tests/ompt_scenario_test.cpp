@@ -133,6 +133,11 @@ TEST_P(OpenMpScenario, FirstHintNamesThePlantedConstructAndWhatFixingItGains) {
     fixed_makespan = std::min(fixed_makespan, own_makespan(record(s, true, round)));
   }
   const visualize::Report& report = planted.report;
+  // Every call site in the program names its source file, even where the compiler left no line
+  // (clang gives line 0 to two calls it merged): never the binary.
+  for (const auto& [id, site] : planted.trace.sites) {
+    EXPECT_NE(site.file, MOIRAI_OMP_SCENARIOS) << s.name << ": call site " << id << " (" << site.function << ") names the binary";
+  }
   // Where the OS took much of the run, the report says so first (machine-busy) and its figures are
   // qualified: waits stretch by what the OS took from the threads they wait for, and hints that
   // claim such waits (critical-path, idle-tail, long-serial) can outrank the planted cause. On such

@@ -127,9 +127,10 @@ CallSite CodeSymbols::resolve(std::uintptr_t address) {
   if (module == nullptr) return site;
   if (module_name != nullptr) site.file = intern(module_name);
   if (const char* symbol = dwfl_module_addrname(module, address)) site.function = intern(demangled(symbol));
-  if (const auto [file, number] = source_line(module, address); file != nullptr && number > 0) {
-    // A program built with its source folder mapped to "." (as Moirai's own OpenMP apps are)
-    // names its files "./dir/file.cpp": the views show "dir/file.cpp", as for the runtime's sites.
+  // A program built with its source folder mapped to "." (as Moirai's own OpenMP apps are) names
+  // its files "./dir/file.cpp": the views show "dir/file.cpp", as for the runtime's sites. Code the
+  // compiler gave line 0 (two calls merged into one) still names its source file, not the binary.
+  if (const auto [file, number] = source_line(module, address); file != nullptr && number >= 0) {
     site.file = intern(std::string(std::string_view(file).substr(std::string_view(file).rfind("./", 0) == 0 ? 2 : 0)));
     site.line = static_cast<std::uint32_t>(number);
   }
