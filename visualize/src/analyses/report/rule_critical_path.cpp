@@ -88,7 +88,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
       "the run is bound by its critical path: " + a.ms(path.work) + " of work in a chain of " +
           detail::plural(path.nodes.size(), "unit") + " (" + detail::fixed(100 * share, 1) + "% of the makespan); parallelism " +
           detail::fixed(path.parallelism, 2) + " on " + detail::plural(trace.core_count, "core") + ", so " +
-          detail::plural(unusable, "core") + " cannot be used whatever the placement. Split the chain's longest units: " + listed +
+          (unusable > 0 ? detail::plural(unusable, "core") + " cannot be used" : std::string("the cores cannot all be kept busy")) +
+          " whatever the placement. Split the chain's longest units: " + listed +
           " (paper section 4)",
       cores, 0, a.makespan, chain.empty() ? std::string() : a.site_of(chain.front()), lost));
 }
