@@ -55,6 +55,11 @@ TEST(OmpConstructs, EachConstructBecomesItsBoundariesAndConstraints) {
   EXPECT_GE(std::stoi(trace.metadata.at("omp_unrecorded_threads")), 1) << "the nested teams' second threads";
   EXPECT_EQ(trace.metadata.at("omp_undeferred_tasks"), "1");
   EXPECT_GE(std::stoi(trace.metadata.at("omp_task_switches")), 1) << "the undeferred task (and the taskyield, when a task was ready)";
+  // What OMPT cannot show is said in the trace (docs/openmp.md lists the same).
+  const std::string& limits = trace.metadata.at("ompt_limits");
+  for (const char* limit : {"undeferred", "untied", "barrier", "after a callback returns", "runtime's start"}) {
+    EXPECT_NE(limits.find(limit), std::string::npos) << limit << " not in: " << limits;
+  }
   // The units of a core tile its time: each begins after the one before it ended.
   std::map<std::uint32_t, std::vector<const trace::Unit*>> by_core;
   for (const trace::Unit& u : trace.units) by_core[u.core].push_back(&u);

@@ -117,12 +117,7 @@ void OpenMpRecording::begin_unit(Thread& t, Task& task) {
   // A task that was ready before this thread went idle was queued all along: the gap was
   // libomp handing it over (a steal, a dispatch), the runtime's overhead, not a wait.
   const std::uint64_t ready = task.ready_ticket.load(std::memory_order_relaxed);
-  const bool dispatch = t.idle && unit_for(task) == task.first_unit && ready != 0 && ready < t.idle_ticket;
-  if (dispatch) {
-    t.idle = false;
-    if (t.recorded) recorder_.dispatch_end(t.core);
-  }
-  stop_idle(t);
+  stop_idle(t, t.idle && unit_for(task) == task.first_unit && ready != 0 && ready < t.idle_ticket);
   t.running = &task;
   t.unit = unit_for(task);
   task.next_unit = 0;
@@ -160,10 +155,15 @@ void OpenMpRecording::go_idle(Thread& t) {
   if (t.recorded) recorder_.idle_begin(t.core);
 }
 
-void OpenMpRecording::stop_idle(Thread& t) {
+void OpenMpRecording::stop_idle(Thread& t, bool handed_over) {
   if (!t.idle) return;
   t.idle = false;
-  if (t.recorded) recorder_.idle_end(t.core);
+  if (!t.recorded) return;
+  if (handed_over) {
+    recorder_.dispatch_end(t.core);
+  } else {
+    recorder_.idle_end(t.core);
+  }
 }
 
 void OpenMpRecording::thread_begin(ompt_thread_t type) {

@@ -57,7 +57,9 @@ class OpenMpRecording {
   UnitId end_unit(Thread& t, ConstructKind kind, const CallSite& site);
   void constraint(Thread& t, ConstructKind kind, UnitId from, UnitId to);
   void go_idle(Thread& t);
-  void stop_idle(Thread& t);
+  // stop_idle ends the thread's idle span; handed_over: it was the runtime handing over a task
+  // queued before it began, recorded as the next unit's decision (TraceRecorder::dispatch_end).
+  void stop_idle(Thread& t, bool handed_over = false);
   void complete(Thread& t, Task& task, UnitId last_unit);
   void arrive(Task& task, UnitId unit);  // the region's mutex held
   UnitId barrier_released_by(Region* region, std::uint64_t epoch);  // the last arrival, or the last task done after it

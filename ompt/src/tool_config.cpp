@@ -47,7 +47,9 @@ std::string own_command_line() {
 constexpr const char* kLimits =
     "undeferred, included and merged tasks run inside their creator's unit when the runtime reports no "
     "switch; an untied task that moves to another thread is seen as a new unit there; a barrier is "
-    "charged to the last arrival or the last task completed before it ends";
+    "charged to the last arrival or the last task completed before it ends; the runtime's work after a "
+    "callback returns (queueing a task, matching its dependences) is in the unit that continues; the "
+    "runtime's start at the first parallel region is in the initial task's first unit";
 
 }  // namespace
 
