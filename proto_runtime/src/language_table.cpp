@@ -6,6 +6,9 @@
 namespace moirai::proto {
 
 LanguageTable::LanguageTable(std::string name_, std::initializer_list<ConstructRow> rows, CostModel costs_)
+    : LanguageTable(std::move(name_), std::vector<ConstructRow>(rows), std::move(costs_)) {}
+
+LanguageTable::LanguageTable(std::string name_, const std::vector<ConstructRow>& rows, CostModel costs_)
     : name(std::move(name_)), costs(std::move(costs_)) {
   constructs.reserve(rows.size());
   for (const ConstructRow& row : rows) {

@@ -505,8 +505,12 @@ void SimMachine::Impl::core_body(CoreId core) {
         to_main(self);
         continue;
       }
-      // The next step assigns the core's next VP: in virtual-time order with the other cores.
-      reschedule(core, self.clock);
+      // The next step assigns the core's next VP: in virtual-time order with the other cores,
+      // unless the core holds the runtime lock through that assignment since its handler. Then it
+      // assigns at once: a core that came first in this machine's order of events would take the
+      // lock after the hold, yet run its handler before this earlier assignment, which would then
+      // see what that handler freed before it was freed.
+      if (!self.holds_lock) reschedule(core, self.clock);
     }
   } catch (...) {
     // Only an observer can throw here (e.g. a trace write failing): the run cannot go on.

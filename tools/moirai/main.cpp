@@ -1,6 +1,7 @@
 // moirai: the command line front of the post-processor. Subcommands read trace files written
 // by `APP --trace FILE` (`sweep` also runs the app, as child processes; `record` runs an OpenMP
-// program with the OpenMP tool loaded); they never link the runtime.
+// program with the OpenMP tool loaded). Only `replay` runs the runtime: a trace's units on its
+// simulated machine, through replay/; the views never link it.
 // Each subcommand's command line is a CLI11 app; what it prints goes through OutputTarget.
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <new>
@@ -23,6 +25,9 @@
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
 
+#include "moirai/instrument/trace_recorder.h"
+#include "moirai/proto_runtime/errors.h"
+#include "moirai/replay/replay.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/views/core_set.h"
 #include "moirai/visualize/analyses/critical_path.h"
@@ -59,7 +64,10 @@ constexpr const char* kHelp =
     "                         the trace for Vampir (OTF2), Perfetto (protobuf or JSON) or SQL\n"
     "  record [-o FILE] [--counters LIST] -- PROGRAM ARGS...\n"
     "                         run an OpenMP program (clang -fopenmp, LLVM's libomp) with\n"
-    "                         Moirai's OpenMP tool loaded and keep its trace\n\n"
+    "                         Moirai's OpenMP tool loaded and keep its trace\n"
+    "  replay TRACE --machine sim:N [--trace OUT]\n"
+    "                         the what-if: the recorded units and constraints run again on\n"
+    "                         a simulated machine, recorded as an ordinary trace\n\n"
     "Options every command shares: -o/--output FILE ('-': standard output, where the output is\n"
     "one file), -T/--format FORMAT, --json (the summary as one JSON object), -h/--help.\n"
     "'moirai COMMAND --help' describes a command; 'moirai --version' prints the version.\n"
@@ -608,6 +616,134 @@ int export_command(const std::vector<std::string_view>& args) {
   return 0;
 }
 
+int replay(const std::vector<std::string_view>& args) {
+  Command command("replay", "usage: moirai replay TRACE --machine sim:N [--cost-model MODEL] [--placement P] [--trace OUT]\n\n",
+                  "Runs a recorded run again on a simulated machine (docs/replay.md): each VP's units in the\n"
+                  "recorded order, each with its recorded work, a unit starting when its VP's previous unit was\n"
+                  "handled, every constraint the recording shows on it satisfied (the units that freed it have\n"
+                  "ended) and a core free. The runtime's own steps cost what the cost model says; a construct's\n"
+                  "handler the model does not name costs what the recording measured. Rendezvous and typed\n"
+                  "messages keep the partners the recording paired, though another machine could have paired\n"
+                  "them otherwise. Works on a trace of any language: SSR, VSs, OpenMP, a language of your own.\n"
+                  "The replayed run is an ordinary trace (--trace OUT) that every view and 'moirai report' read.");
+  std::string machine_text, model_path, placement_text = "language", pinning_text = "auto", out;
+  double work_scale = 1.0;
+  command.cli.add_option("--machine", machine_text, "the simulated machine: sim:N or sim:SxC (required)")->type_name("SPEC");
+  command.cli.add_option("--cost-model", model_path,
+                         "the runtime's costs on the target (a moirai-calibrate file; default: the compiled-in model)")
+      ->type_name("MODEL");
+  command.cli.add_option("--placement", placement_text,
+                         "where an unpinned unit runs: language (the default: last-core for SSR, any-core for the "
+                         "others), recorded (the core it ran on), last-core (the core its VP last ran on), any-core "
+                         "(one queue every core takes from)")
+      ->type_name("P");
+  command.cli.add_option("--pinning", pinning_text,
+                         "what becomes of a VP the recording pinned: auto (the default: keep on as many cores as "
+                         "recorded, else spread), keep (its core, modulo the target's), spread (the VPs one call site "
+                         "created dealt round-robin over the target's cores), free (the placement decides)")
+      ->type_name("P");
+  command.cli.add_option("--work-scale", work_scale, "the target's work against the recorded machine's (default 1)")
+      ->type_name("F");
+  command.cli.add_option("-o,--trace", out, "record the replayed run into OUT ('-': standard output)")->type_name("OUT");
+  command.json_option("print the summary as one JSON object");
+  if (!command.parse(args)) return 0;
+  if (machine_text.empty()) throw BadInput("no machine given (--machine sim:N)");
+  moirai::replay::ReplayOptions options;
+  try {
+    options.machine = moirai::proto::SimTopology::parse(machine_text);
+    if (!model_path.empty()) options.costs = moirai::proto::CostModel::load(model_path);
+  } catch (const moirai::proto::ConfigError& error) {
+    throw BadInput(error.what());
+  }
+  options.placement = moirai::replay::parse_placement(placement_text);
+  options.pinning = moirai::replay::parse_pinning(pinning_text);
+  if (!(work_scale > 0) || !std::isfinite(work_scale) || work_scale > 1e6) {
+    throw BadInput("--work-scale " + number_text(work_scale) + ": not a number above 0 and at most 1e6");
+  }
+  options.work_scale = work_scale;
+  std::optional<OutputTarget> target;
+  std::vector<std::string> inputs{command.trace};
+  if (!model_path.empty()) inputs.push_back(model_path);
+  if (!out.empty()) target.emplace("--trace", out, OutputTarget::Kind::file, inputs);
+  const moirai::trace::Trace recorded = read(command.trace);
+
+  std::unique_ptr<moirai::instrument::TraceRecorder> recorder;
+  if (target) {
+    moirai::instrument::RecorderOptions recording;
+    recording.path = target->path();
+    recording.os_time = false;
+    recording.command_line = "moirai replay " + command.trace + " --machine " + machine_text +
+                             (model_path.empty() ? "" : " --cost-model " + model_path) + " --placement " + placement_text +
+                             " --pinning " + pinning_text;
+    recording.metadata = {{"replay_of", command.trace},
+                          {"replay_placement", placement_text},
+                          {"replay_pinning", pinning_text},
+                          {"replay_cost_model", model_path.empty() ? "compiled-in" : model_path},
+                          {"replay_work_scale", number_text(work_scale)}};
+    try {
+      recorder = std::make_unique<moirai::instrument::TraceRecorder>(std::move(recording));
+    } catch (const std::runtime_error& error) {
+      throw std::runtime_error(target->explain(error.what()));
+    }
+    options.observer = recorder.get();
+  }
+  moirai::replay::ReplayResult result;
+  try {
+    result = moirai::replay::replay(recorded, options);
+  } catch (const moirai::replay::ReplayError& error) {
+    throw UnreadableTrace(command.trace + ": cannot replay: " + error.what());
+  }
+  if (recorder) {
+    const moirai::instrument::RecorderStats stats = recorder->finish();
+    if (!stats.stopped.empty()) throw std::runtime_error(target->explain("the replayed run's trace: " + stats.stopped));
+    target->commit();
+  }
+  const auto meta = [&](const char* key, const char* otherwise) {
+    const auto found = recorded.metadata.find(key);
+    return found != recorded.metadata.end() ? found->second : std::string(otherwise);
+  };
+  const auto fixed = [](double value, int digits) {
+    std::ostringstream text;
+    text << std::fixed << std::setprecision(digits) << value;
+    return text.str();
+  };
+  const double change = result.recorded_seconds > 0 ? (result.makespan_seconds / result.recorded_seconds - 1) * 100 : 0;
+  std::ostream& summary = target && target->to_stdout() ? std::cerr : std::cout;
+  if (command.json) {
+    json notes = json::array();
+    for (const std::string& note : result.notes) notes.push_back(note);
+    summary << json{{"command", "replay"},
+                    {"trace", command.trace},
+                    {"language", meta("language", "?")},
+                    {"recorded_machine", meta("machine", "?")},
+                    {"recorded_cores", recorded.core_count},
+                    {"recorded_makespan_s", result.recorded_seconds},
+                    {"machine", options.machine.text()},
+                    {"placement", moirai::replay::placement_name(result.placement)},
+                    {"pinning", moirai::replay::pinning_name(result.pinning)},
+                    {"units", result.units},
+                    {"makespan_s", result.makespan_seconds},
+                    {"change_pct", change},
+                    {"output", out},
+                    {"notes", notes}}
+                   .dump()
+            << '\n';
+  } else {
+    const std::string machine = meta("machine", "");
+    const std::string cores = std::to_string(recorded.core_count);
+    summary << command.trace << " (" << meta("language", "?") << ", "
+            << (machine.starts_with("sim") ? machine : cores + (machine == "real" ? " real cores" : " cores")) << ", "
+            << fixed(result.recorded_seconds * 1e3, 3) << " ms) replayed on " << options.machine.text()
+            << ", placement " << moirai::replay::placement_name(result.placement) << ", pinning "
+            << moirai::replay::pinning_name(result.pinning) << ": " << result.units << " units, makespan "
+            << fixed(result.makespan_seconds * 1e3, 3) << " ms (" << (change >= 0 ? "+" : "") << fixed(change, 1)
+            << " %)\n";
+    for (const std::string& note : result.notes) summary << "note: " << note << '\n';
+    if (target) summary << "trace: " << target->shown() << '\n';
+  }
+  return 0;
+}
+
 int bad_input(const std::string& message, std::string_view usage) {
   std::cout.flush();
   std::cerr << "moirai: error: " << message << '\n' << usage;
@@ -648,7 +784,8 @@ int main(int argc, char** argv) {
         kCommands = {{"stats", stats},   {"report", report}, {"scg", scg},
                      {"ucc", ucc},       {"export", export_command},
                      {"sweep", [](const std::vector<std::string_view>& rest) { return moirai::sweep::sweep_command(rest); }},
-                     {"record", moirai::cli::record_command}};
+                     {"record", moirai::cli::record_command},
+                     {"replay", replay}};
     for (const auto& [name, run] : kCommands) {
       if (name == command) chosen = &run;
     }

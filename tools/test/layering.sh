@@ -33,6 +33,8 @@ forbid visualize/include/moirai/visualize/model '(moirai/visualize/)?(analyses|v
 forbid ssr_lang 'moirai/(vss|program|visualize|trace)/' "SSR knows no other language, program, trace or view"
 forbid vss_lang 'moirai/(ssr|program|visualize|trace)/' "VSs knows no other language, program, trace or view"
 forbid program 'moirai/(ssr|vss|visualize)/' "the programs' library links no language and no view"
+forbid replay 'moirai/(ssr|vss|program|visualize)/' "replay knows no language, program or view: it reads them from the trace"
+forbid visualize 'moirai/replay/' "visualize/ never links replay (it runs the runtime)"
 forbid apps/omp 'moirai/' "the OpenMP apps are ordinary OpenMP programs, with no Moirai header"
 
 if [[ $breaches -gt 0 ]]; then

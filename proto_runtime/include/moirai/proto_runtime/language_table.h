@@ -26,6 +26,9 @@ struct LanguageTable {
   // first row that stands for another kind than its place.
   LanguageTable(std::string name, std::initializer_list<ConstructRow> rows,
                 CostModel costs = CostModel::default_model());
+  // LanguageTable takes rows built at run time (a language read from a trace), on the same terms.
+  LanguageTable(std::string name, const std::vector<ConstructRow>& rows,
+                CostModel costs = CostModel::default_model());
 
   std::string name;                       // display name: the trace's `language`
   std::vector<ConstructInfo> constructs;  // by kind

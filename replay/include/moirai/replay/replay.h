@@ -1,0 +1,83 @@
+// Replay: a recorded run's units and constraints run again on a simulated machine (the what-if).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "moirai/instrument/runtime_observer.h"
+#include "moirai/proto_runtime/cost_model.h"
+#include "moirai/proto_runtime/sim_machine.h"
+#include "moirai/trace/reader.h"
+
+namespace moirai::replay {
+
+// Placement is who chooses the core of a unit that was not pinned (a pinned VP keeps its core).
+enum class Placement {
+  language,   // the policy closest to the trace's language's assigner (SSR: last_core, else any_core)
+  recorded,   // the core the unit ran on in the recording (modulo the target's cores)
+  last_core,  // SSR's FIFO assigner: the core the VP last ran on, a new VP round-robin
+  any_core,   // one ready queue every core takes from, oldest first (VSs, OpenMP tasks, fork/join)
+};
+
+// Pinning is what becomes of a VP the recording pinned to a core.
+enum class Pinning {
+  automatic,  // keep on a machine of the recorded core count, else spread
+  keep,       // the recorded core (modulo the target's cores)
+  spread,     // the VPs created at one call site dealt round-robin over the target's cores from the
+              // first one's recorded core, as a loop that pins round-robin would on that machine
+  free,       // not pinned: the placement decides
+};
+
+// parse_pinning reads a --pinning value; throws std::invalid_argument naming the choices.
+Pinning parse_pinning(std::string_view text);
+// pinning_name spells a pinning as --pinning takes it.
+std::string_view pinning_name(Pinning pinning);
+
+// parse_placement reads a --placement value; throws std::invalid_argument naming the choices.
+Placement parse_placement(std::string_view text);
+// placement_name spells a placement as --placement takes it.
+std::string_view placement_name(Placement placement);
+
+// ReplayOptions is the machine a trace is replayed on and how.
+struct ReplayOptions {
+  proto::SimTopology machine;                          // the target: sim:N or sim:SxC
+  // costs: the runtime's steps on the target. A construct whose handler it does not name
+  // (handler.NAME) costs what the recording measured (the median of its handlers).
+  proto::CostModel costs = proto::CostModel::default_model();
+  Placement placement = Placement::language;
+  Pinning pinning = Pinning::automatic;
+  double work_scale = 1.0;  // the target's work against the recorded machine's (2: twice as slow)
+  instrument::RuntimeObserver* observer = nullptr;  // records the replayed run, or nothing
+};
+
+// ReplayResult is what a replay did.
+struct ReplayResult {
+  Placement placement = Placement::language;  // the placement used (never `language`)
+  Pinning pinning = Pinning::automatic;        // the pinning used (never `automatic`)
+  std::uint64_t units = 0;                     // units animated (the recorded ones, plus one
+                                               // closing unit per VP whose end was not recorded)
+  std::uint64_t makespan_ticks = 0;            // virtual time, ticks of costs.clock_hz
+  double makespan_seconds = 0;
+  double recorded_seconds = 0;                 // the recording's makespan, for comparison
+  std::vector<std::string> notes;              // what the replay left out of the recording, and why
+};
+
+// ReplayError is a trace that cannot be replayed (no units, constraints that form a cycle): its
+// message says what and where.
+class ReplayError : public std::invalid_argument {
+ public:
+  using std::invalid_argument::invalid_argument;
+};
+
+// replay rebuilds `recorded`'s units (each VP's in order, with its recorded work and the construct
+// that ended it) and constraints (which unit's construct call freed which), and runs them on the
+// simulated machine `options` describe: a unit starts when its VP's previous unit was handled,
+// every constraint on it satisfied and a core free. Rendezvous and typed messages keep the pairing
+// the recording made. Throws ReplayError, or proto::ConfigError for a bad machine.
+ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options);
+
+}  // namespace moirai::replay

@@ -1,0 +1,101 @@
+#include "moirai/replay/replay.h"
+
+#include <source_location>
+
+#include "moirai/proto_runtime/run.h"
+#include "recorded_run.h"
+#include "replay_language.h"
+
+namespace moirai::replay {
+
+namespace {
+
+// Named is a choice as a flag spells it.
+template <class Choice>
+struct Named {
+  Choice choice;
+  std::string_view name;
+};
+constexpr Named<Placement> kPlacements[] = {{Placement::language, "language"},
+                                            {Placement::recorded, "recorded"},
+                                            {Placement::last_core, "last-core"},
+                                            {Placement::any_core, "any-core"}};
+constexpr Named<Pinning> kPinnings[] = {
+    {Pinning::automatic, "auto"}, {Pinning::keep, "keep"}, {Pinning::spread, "spread"}, {Pinning::free, "free"}};
+
+// parse_choice reads `text` as one of `table`'s names; throws std::invalid_argument naming them.
+template <class Choice, std::size_t N>
+Choice parse_choice(const Named<Choice> (&table)[N], std::string_view text, const char* what) {
+  std::string choices;
+  for (const Named<Choice>& named : table) {
+    if (named.name == text) return named.choice;
+    choices += (choices.empty() ? "" : ", ") + std::string(named.name);
+  }
+  throw std::invalid_argument("unknown " + std::string(what) + " '" + std::string(text) + "' (choose one of " + choices + ")");
+}
+
+// name_of spells `choice` as `table` does.
+template <class Choice, std::size_t N>
+std::string_view name_of(const Named<Choice> (&table)[N], Choice choice) {
+  for (const Named<Choice>& named : table) {
+    if (named.choice == choice) return named.name;
+  }
+  return "?";
+}
+
+// language_placement is the policy closest to the assigner of the language that recorded `trace`.
+Placement language_placement(const trace::Trace& trace) {
+  const auto language = trace.metadata.find("language");
+  return language != trace.metadata.end() && language->second == "SSR" ? Placement::last_core : Placement::any_core;
+}
+
+}  // namespace
+
+Pinning parse_pinning(std::string_view text) { return parse_choice(kPinnings, text, "pinning"); }
+
+std::string_view pinning_name(Pinning pinning) { return name_of(kPinnings, pinning); }
+
+Placement parse_placement(std::string_view text) { return parse_choice(kPlacements, text, "placement"); }
+
+std::string_view placement_name(Placement placement) { return name_of(kPlacements, placement); }
+
+ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) {
+  if (!(options.work_scale > 0) || options.work_scale > 1e6) {
+    throw ReplayError("the work scale must be above 0 and at most 1e6, not " + std::to_string(options.work_scale));
+  }
+  detail::RecordedRun run = detail::rebuild(recorded);
+  ReplayResult result;
+  result.placement = options.placement == Placement::language ? language_placement(recorded) : options.placement;
+  result.recorded_seconds = run.makespan_seconds;
+  result.notes = run.notes;
+
+  proto::SimConfig config;
+  config.topology = options.machine;
+  config.work = proto::SimWork::declared;
+  config.costs = options.costs;
+  config.costs.work = proto::WorkModel{};  // recorded work is replayed as it was measured
+  config.language_costs = true;            // handlers the model does not name cost what was measured
+  proto::SimMachine machine(config);
+  result.pinning = options.pinning;
+  if (result.pinning == Pinning::automatic) {
+    result.pinning = recorded.core_count == machine.core_count() ? Pinning::keep : Pinning::spread;
+  }
+  detail::pin_vps(run, result.pinning, machine.core_count());
+
+  const proto::LanguageTable table = detail::language_table(recorded, run);
+  detail::ReplayLanguage language(run, table, result.placement, machine.core_count(),
+                                  config.costs.clock_hz * options.work_scale);
+  const detail::RecordedVp& seed = run.vps[run.seed];
+  proto::RunOptions run_options;
+  run_options.observer = options.observer;
+  run_options.seed_name = seed.name;
+  run_options.seed_core = seed.target_core;
+  proto::run(machine, language, language.body_of(run.seed), run_options, CallSite::from(std::source_location::current()));
+
+  result.units = machine.units();
+  result.makespan_ticks = machine.makespan();
+  result.makespan_seconds = static_cast<double>(result.makespan_ticks) / config.costs.clock_hz;
+  return result;
+}
+
+}  // namespace moirai::replay

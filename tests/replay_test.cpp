@@ -1,0 +1,193 @@
+// Replay: a recorded run's units and constraints run again on a simulated machine. Each recorded
+// language (SSR on the reference machine's real cores, VSs, the test-only fork/join) replays to a
+// run with the same units and constraints, no unit before what freed it and no core running two
+// units at once; replayed on its own machine it takes the recorded time.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <set>
+#include <source_location>
+#include <string>
+
+#include "cholesky.h"
+#include "moirai/instrument/trace_recorder.h"
+#include "moirai/proto_runtime/sim_machine.h"
+#include "moirai/replay/replay.h"
+#include "moirai/trace/reader.h"
+#include "support/fork_join.h"
+#include "support/replay_checks.h"
+#include "support/test_support.h"
+#include "support/trace_builder.h"
+
+namespace moirai::test {
+namespace {
+
+const std::string kReference = MOIRAI_REFERENCE_TRACES;
+
+replay::ReplayOptions on(const std::string& machine, replay::Placement placement = replay::Placement::language) {
+  replay::ReplayOptions options;
+  options.machine = proto::SimTopology::parse(machine);
+  options.placement = placement;
+  return options;
+}
+
+// record_sim runs `body` with a recorder on `path` and returns the trace.
+template <class Body>
+trace::Trace record(const std::string& name, Body&& body) {
+  const std::string path = ::testing::TempDir() + "moirai_replay_src_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
+  {
+    instrument::TraceRecorder recorder({path, {}, "replay_test " + name, 64 * 1024});
+    body(recorder);
+    recorder.finish();
+  }
+  trace::Trace trace = trace::read_trace(path);
+  std::remove(path.c_str());
+  return trace;
+}
+
+// The reference machine's real runs (1 to 16 cores), replayed on as many simulated cores with
+// the cost model fitted there: the recorded makespan within 5 % (issue 28, acceptance 1).
+class ReplayReference : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ReplayReference, OnItsOwnMachineTakesTheRecordedTime) {
+  const trace::Trace recorded = trace::read_trace(kReference + "/" + GetParam() + ".mtrace");
+  replay::ReplayOptions options = on("sim:" + std::to_string(recorded.core_count));
+  options.costs = proto::CostModel::load(kReference + "/cost-model-16core.txt");
+  replay::ReplayResult result;
+  const trace::Trace replayed = replay_recorded(recorded, options, GetParam(), &result);
+  expect_faithful_replay(recorded, replayed);
+  EXPECT_EQ(replayed.core_count, recorded.core_count);
+  EXPECT_EQ(result.pinning, replay::Pinning::keep);
+  EXPECT_NEAR(result.makespan_seconds / result.recorded_seconds, 1.0, 0.05)
+      << "replayed " << result.makespan_seconds << " s against " << result.recorded_seconds << " s recorded";
+}
+
+INSTANTIATE_TEST_SUITE_P(Xeon16, ReplayReference,
+                         ::testing::Values("c1-p64", "c2-p64", "c4-p64", "c8-p64", "c16-p16", "c16-p64", "c16-p256",
+                                           "c1-s3840-p16"),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                           std::string name = param.param;
+                           for (char& c : name) c = std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+                           return name;
+                         });
+
+// A 2-core run replayed on 16 cores: the pinned workers are dealt over all 16, and the run is shorter.
+TEST(Replay, SpreadsARunOverMoreCores) {
+  const trace::Trace recorded = trace::read_trace(kReference + "/c2-p64.mtrace");
+  replay::ReplayResult result;
+  const trace::Trace replayed = replay_recorded(recorded, on("sim:16"), "spread", &result);
+  expect_faithful_replay(recorded, replayed);
+  EXPECT_EQ(result.pinning, replay::Pinning::spread);
+  EXPECT_EQ(result.placement, replay::Placement::last_core);  // SSR's assigner
+  std::set<std::uint32_t> cores;
+  for (const trace::Unit& unit : replayed.units) cores.insert(unit.core);
+  EXPECT_EQ(cores.size(), 16u);
+  EXPECT_LT(result.makespan_seconds, result.recorded_seconds / 3);
+
+  // Kept on their two recorded cores, the same units take the recorded time.
+  replay::ReplayOptions kept = on("sim:16");
+  kept.pinning = replay::Pinning::keep;
+  replay::ReplayResult pinned;
+  const trace::Trace same = replay_recorded(recorded, kept, "keep", &pinned);
+  cores.clear();
+  for (const trace::Unit& unit : same.units) cores.insert(unit.core);
+  EXPECT_EQ(cores, (std::set<std::uint32_t>{0, 1}));
+  EXPECT_GT(pinned.makespan_seconds, result.makespan_seconds * 3);
+}
+
+// VSs: tiled Cholesky recorded on sim:4, replayed on its own machine and on 16 cores.
+TEST(Replay, ReplaysAVssTaskGraph) {
+  const trace::Trace recorded = record("vss", [](instrument::TraceRecorder& recorder) {
+    cholesky::CholeskyConfig config;
+    config.tiles = 6;
+    config.tile_size = 4;
+    config.observer = &recorder;
+    config.uniform_work = 1'000'000;
+    proto::SimMachine machine(proto::SimConfig{.topology = {1, 4}});
+    (void)cholesky::run_cholesky(machine, config);
+  });
+  ASSERT_EQ(recorded.metadata.at("language"), "VSs");
+  // The machine that recorded it is causal too: it once let an assignment held through from a
+  // handler take what a later handler freed, while that handler waited for the lock.
+  expect_causal(recorded);
+  expect_faithful_replay(recorded, recorded);
+  replay::ReplayResult own;
+  expect_faithful_replay(recorded, replay_recorded(recorded, on("sim:4", replay::Placement::recorded), "vss4", &own));
+  EXPECT_NEAR(own.makespan_seconds / own.recorded_seconds, 1.0, 0.05);
+  replay::ReplayResult wide;
+  expect_faithful_replay(recorded, replay_recorded(recorded, on("sim:16"), "vss16", &wide));
+  EXPECT_EQ(wide.placement, replay::Placement::any_core);
+  EXPECT_LT(wide.makespan_seconds, own.makespan_seconds);
+}
+
+// The test-only language: replay needs nothing of a language but its trace.
+TEST(Replay, ReplaysALanguageItDoesNotKnow) {
+  const trace::Trace recorded = record("fork_join", [](instrument::TraceRecorder& recorder) {
+    proto::SimMachine machine(proto::SimConfig{.topology = {1, 3}});
+    proto::RunOptions options;
+    options.observer = &recorder;
+    proto::run<fj::ForkJoin>(
+        machine,
+        proto::VpFunction([](proto::VirtualProcessor& self) {
+          for (int i = 0; i < 4; ++i) {
+            fj::fork(self, [](proto::VirtualProcessor& child) {
+              child.charge_work(50'000);
+              fj::fork(child, [](proto::VirtualProcessor& leaf) { leaf.charge_work(20'000); });
+              fj::join(child);
+            });
+          }
+          fj::join(self);
+        }),
+        options, CallSite::from(std::source_location::current()));
+  });
+  ASSERT_EQ(recorded.metadata.at("language"), "fork/join");
+  replay::ReplayResult a, b;
+  const trace::Trace replayed = replay_recorded(recorded, on("sim:2"), "fj", &a);
+  expect_faithful_replay(recorded, replayed);
+  EXPECT_EQ(replayed.construct_name(1), "fork");
+  (void)replay_recorded(recorded, on("sim:2"), "fj_again", &b);
+  EXPECT_EQ(a.makespan_ticks, b.makespan_ticks) << "a replay is deterministic";
+}
+
+// A constraint the recording holds backwards in time is left out, and said.
+TEST(Replay, LeavesOutAConstraintBackInTimeAndSaysSo) {
+  const std::string path = ::testing::TempDir() + "moirai_replay_back_" + std::to_string(::getpid()) + ".mtrace";
+  test_support::TraceBuilder b(2);
+  b.site(1, "back.cpp", 3);
+  b.unit(0, 1, 1, 0, 10, 110, 120, 1, 1);
+  b.constraint(0, 1, 1, 3, 115);
+  b.unit(0, 2, 1, 120, 130, 230, 240, 0, 1);
+  b.unit(1, 3, 2, 120, 130, 200, 210, 0, 1);
+  b.constraint(1, 2, 2, 3, 235);  // unit 2 freeing unit 3, which began before unit 2 ended
+  b.write(path);
+  const trace::Trace recorded = trace::read_trace(path);
+  std::remove(path.c_str());
+  replay::ReplayResult result;
+  const trace::Trace replayed = replay_recorded(recorded, on("sim:2"), "back", &result);
+  EXPECT_EQ(replayed.units.size(), 3u);
+  ASSERT_EQ(result.notes.size(), 1u);
+  EXPECT_NE(result.notes[0].find("1 constraint(s) free a unit that began before the freeing unit ended"), std::string::npos)
+      << result.notes[0];
+}
+
+TEST(Replay, RefusesWhatItCannotReplay) {
+  const std::string path = ::testing::TempDir() + "moirai_replay_empty_" + std::to_string(::getpid()) + ".mtrace";
+  test_support::TraceBuilder empty(1);
+  empty.write(path);
+  const trace::Trace nothing = trace::read_trace(path);
+  std::remove(path.c_str());
+  EXPECT_THROW(replay::replay(nothing, on("sim:1")), replay::ReplayError);
+  const trace::Trace recorded = trace::read_trace(kReference + "/c1-p64.mtrace");
+  replay::ReplayOptions options = on("sim:1");
+  options.work_scale = 0;
+  EXPECT_THROW(replay::replay(recorded, options), replay::ReplayError);
+  EXPECT_THROW(replay::parse_placement("nearest"), std::invalid_argument);
+  EXPECT_THROW(replay::parse_pinning("sometimes"), std::invalid_argument);
+  EXPECT_EQ(replay::parse_placement(replay::placement_name(replay::Placement::any_core)), replay::Placement::any_core);
+}
+
+}  // namespace
+}  // namespace moirai::test
