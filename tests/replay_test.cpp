@@ -152,6 +152,35 @@ TEST(Replay, ReplaysALanguageItDoesNotKnow) {
   EXPECT_EQ(a.makespan_ticks, b.makespan_ticks) << "a replay is deterministic";
 }
 
+// Work recorded beside another busy core is taken as slowed by the model's stretch: alone it is
+// shorter, and beside another core again it is as long as recorded.
+TEST(Replay, TakesOutTheSlowdownOfTheCoresThatWorkedBeside) {
+  const std::string path = ::testing::TempDir() + "moirai_replay_beside_" + std::to_string(::getpid()) + ".mtrace";
+  test_support::TraceBuilder b(2);
+  b.site(1, "beside.cpp", 3);
+  b.unit(0, 1, 1, 0, 0, 10, 20, 1, 1);  // creates VP 2
+  b.constraint(0, 1, 1, 3, 15);
+  b.unit(0, 2, 1, 20, 20, 150'020, 150'030, 0, 1);  // 150,000 ticks beside unit 3
+  b.unit(1, 3, 2, 20, 20, 150'020, 150'030, 0, 1);
+  b.write(path);
+  const trace::Trace recorded = trace::read_trace(path);
+  std::remove(path.c_str());
+  const double ticks = 1e9 / recorded.clock_hz;  // virtual ticks per recorded tick
+
+  replay::ReplayOptions plain = on("sim:1");
+  replay::ReplayOptions stretched = plain;
+  stretched.costs.work.stretch_socket = 0.5;  // a unit lasts 1.5 times as long beside another
+  replay::ReplayResult as_recorded, alone, beside;
+  (void)replay_recorded(recorded, plain, "beside_plain", &as_recorded);
+  (void)replay_recorded(recorded, stretched, "beside_alone", &alone);
+  // On one core the two units run one after the other, each a third shorter: 100,000 ticks saved.
+  EXPECT_NEAR(static_cast<double>(as_recorded.makespan_ticks - alone.makespan_ticks), 100'000 * ticks, 1'000 * ticks);
+  // On two they run side by side again, each as long as recorded.
+  stretched.machine = proto::SimTopology::parse("sim:2");
+  (void)replay_recorded(recorded, stretched, "beside_two", &beside);
+  EXPECT_NEAR(static_cast<double>(beside.makespan_ticks), 150'030 * ticks, 2'000 * ticks);
+}
+
 // A constraint the recording holds backwards in time is left out, and said.
 TEST(Replay, LeavesOutAConstraintBackInTimeAndSaysSo) {
   const std::string path = ::testing::TempDir() + "moirai_replay_back_" + std::to_string(::getpid()) + ".mtrace";

@@ -63,6 +63,41 @@ void check_acyclic(const RecordedRun& run) {
   }
 }
 
+// busy_beside sets each unit's mean count of other cores at work during its work span, from the
+// integral of the number of working cores over time (one sweep over the units' begins and ends).
+void add_busy_beside(const trace::Trace& trace, const std::vector<std::uint32_t>& trace_index, RecordedRun& run) {
+  std::vector<std::pair<std::uint64_t, int>> edges;  // time, +1 begin / -1 end
+  edges.reserve(2 * trace_index.size());
+  for (const std::uint32_t t : trace_index) {
+    edges.emplace_back(trace.units[t].record.begin, 1);
+    edges.emplace_back(trace.units[t].record.end, -1);
+  }
+  std::sort(edges.begin(), edges.end());
+  std::vector<std::uint64_t> times;
+  std::vector<double> integral;  // of working cores, from the first edge to times[k]
+  times.reserve(edges.size());
+  integral.reserve(edges.size());
+  int working = 0;
+  double sum = 0;
+  for (std::size_t k = 0; k < edges.size(); ++k) {
+    if (k > 0) sum += static_cast<double>(working) * static_cast<double>(edges[k].first - edges[k - 1].first);
+    if (times.empty() || times.back() != edges[k].first) {
+      times.push_back(edges[k].first);
+      integral.push_back(sum);
+    }
+    working += edges[k].second;
+  }
+  const auto at = [&](std::uint64_t time) {
+    return integral[static_cast<std::size_t>(std::lower_bound(times.begin(), times.end(), time) - times.begin())];
+  };
+  for (std::size_t u = 0; u < run.units.size(); ++u) {
+    const auto& r = trace.units[trace_index[u]].record;
+    if (r.end <= r.begin) continue;
+    const double mean = (at(r.end) - at(r.begin)) / static_cast<double>(r.end - r.begin);
+    run.units[u].busy_beside = std::max(0.0, mean - 1.0);
+  }
+}
+
 // handler_medians is each construct kind's median handler span (constraint update), in seconds.
 std::vector<double> handler_medians(const trace::Trace& trace) {
   std::vector<std::vector<std::uint64_t>> spans;
@@ -136,6 +171,7 @@ RecordedRun rebuild(const trace::Trace& trace) {
   }
   run.makespan_seconds = static_cast<double>(last - first) / trace.clock_hz;
   run.handler_seconds = handler_medians(trace);
+  add_busy_beside(trace, trace_index, run);
 
   // The constraints, grouped by the freeing unit.
   std::vector<std::pair<std::uint32_t, RecordedConstraint>> arcs;

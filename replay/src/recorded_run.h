@@ -18,6 +18,7 @@ struct RecordedUnit {
   ConstructKind ended_by = 0;    // the construct kind of the call that ended it
   CallSite site;                 // that call's site (strings owned by the trace)
   double work_seconds = 0;       // its work span less what the OS took
+  double busy_beside = 0;        // how many other cores worked, on average, during its work span
   std::uint32_t constraints = 0; // how many constraints must be satisfied before it may start
   std::uint32_t first_out = 0;   // its constraints on other units: RecordedRun::out[first_out ..
   std::uint32_t out_count = 0;   //   first_out + out_count)

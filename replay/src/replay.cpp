@@ -1,6 +1,7 @@
 #include "moirai/replay/replay.h"
 
 #include <source_location>
+#include <sstream>
 
 #include "moirai/proto_runtime/run.h"
 #include "recorded_run.h"
@@ -73,7 +74,21 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
   config.topology = options.machine;
   config.work = proto::SimWork::declared;
   config.costs = options.costs;
-  config.costs.work = proto::WorkModel{};  // recorded work is replayed as it was measured
+  // Recorded work is replayed as measured, less the slowdown of the cores that worked beside it
+  // (the model's stretch, the recording's cores taken as one socket); the machine then slows it
+  // by the cores busy beside it there. Rates and the cores' spread are the program's on the
+  // recording machine: already in what was measured.
+  const proto::WorkModel& given = options.costs.work;
+  const double stretch = given.stretch_machine + given.stretch_socket;
+  config.costs.work = proto::WorkModel{};
+  config.costs.work.stretch_machine = given.stretch_machine;
+  config.costs.work.stretch_socket = given.stretch_socket;
+  if (stretch > 0) {
+    std::ostringstream said;
+    said << "work converted by the model's stretch (" << stretch
+         << " per core busy beside a unit): to what it cost alone, then slowed by the cores busy beside it here";
+    result.notes.push_back(said.str());
+  }
   config.language_costs = true;            // handlers the model does not name cost what was measured
   proto::SimMachine machine(config);
   result.pinning = options.pinning;
@@ -84,7 +99,7 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
 
   const proto::LanguageTable table = detail::language_table(recorded, run);
   detail::ReplayLanguage language(run, table, result.placement, machine.core_count(),
-                                  config.costs.clock_hz * options.work_scale);
+                                  config.costs.clock_hz * options.work_scale, stretch);
   const detail::RecordedVp& seed = run.vps[run.seed];
   proto::RunOptions run_options;
   run_options.observer = options.observer;

@@ -27,12 +27,13 @@ proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun
 }
 
 ReplayLanguage::ReplayLanguage(const RecordedRun& run, const proto::LanguageTable& table, Placement placement,
-                               std::size_t cores, double ticks_per_second)
+                               std::size_t cores, double ticks_per_second, double stretch)
     : proto::LanguagePlugin(table),
       run_(run),
       placement_(placement),
       cores_(cores),
       ticks_per_second_(ticks_per_second),
+      stretch_(stretch),
       states_(run.vps.size()),
       id_(run.units.size(), 0),
       queues_(cores) {
@@ -49,7 +50,8 @@ void ReplayLanguage::animate(proto::VirtualProcessor& self, std::uint32_t vp) {
   const std::vector<std::uint32_t>& units = run_.vps[vp].units;
   for (std::size_t k = 0; k < units.size(); ++k) {
     const RecordedUnit& unit = run_.units[units[k]];
-    self.charge_work(static_cast<std::uint64_t>(std::llround(unit.work_seconds * ticks_per_second_)));
+    const double alone = unit.work_seconds / (1.0 + stretch_ * unit.busy_beside);
+    self.charge_work(static_cast<std::uint64_t>(std::llround(alone * ticks_per_second_)));
     if (unit.ended_by == proto::kEndVp) return;  // the runtime ends the VP with its last unit
     proto::Request request;
     request.kind = unit.ended_by;

@@ -28,9 +28,10 @@ proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun
 class ReplayLanguage final : public proto::LanguagePlugin, private proto::Assigner {
  public:
   // ReplayLanguage replays `run` (which must outlive it) on `cores` cores; a second of recorded
-  // work becomes `ticks_per_second` ticks of declared work.
+  // work becomes `ticks_per_second` ticks of declared work, divided by 1 + `stretch` x the cores
+  // that worked beside it in the recording.
   ReplayLanguage(const RecordedRun& run, const proto::LanguageTable& table, Placement placement, std::size_t cores,
-                 double ticks_per_second);
+                 double ticks_per_second, double stretch);
 
   // body_of is the function VP `vp` of the run animates.
   proto::VpFunction body_of(std::uint32_t vp);
@@ -68,6 +69,7 @@ class ReplayLanguage final : public proto::LanguagePlugin, private proto::Assign
   Placement placement_;
   std::size_t cores_;
   double ticks_per_second_;
+  double stretch_;
   std::vector<VpState> states_;
   std::vector<std::uint32_t> waiting_for_;  // by unit: constraints not yet satisfied
   std::vector<UnitId> id_;                  // by unit: its id in the replayed run (0: not yet known)

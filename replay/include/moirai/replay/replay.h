@@ -63,7 +63,8 @@ struct ReplayResult {
   std::uint64_t makespan_ticks = 0;            // virtual time, ticks of costs.clock_hz
   double makespan_seconds = 0;
   double recorded_seconds = 0;                 // the recording's makespan, for comparison
-  std::vector<std::string> notes;              // what the replay left out of the recording, and why
+  std::vector<std::string> notes;              // what the replay left out of the recording and why,
+                                               // and how it converted the recorded work
 };
 
 // ReplayError is a trace that cannot be replayed (no units, constraints that form a cycle): its
