@@ -393,6 +393,10 @@ void SimMachine::Impl::acquire(CoreId core) {
     c.holds_lock = false;
     return;
   }
+  if (!config.lock_excludes) {
+    c.clock += config.costs.lock;
+    return;
+  }
   std::uint64_t extra = lock_holder != core ? config.costs.lock_handoff : 0;
   if (lock_free_at > c.clock) {
     if (user) user->lock_wait_begin(core);

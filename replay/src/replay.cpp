@@ -44,6 +44,45 @@ std::string_view name_of(const Named<Choice> (&table)[N], Choice choice) {
   return "?";
 }
 
+constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
+                                    {Cause::lock_contention, "lock-contention"},
+                                    {Cause::unit_size, "unit-size"},
+                                    {Cause::waking_cores, "waking-cores"},
+                                    {Cause::work_at, "work-at"}};
+
+// remove_cause changes the machine and the run so that `cause` costs nothing.
+void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::RecordedRun& run) {
+  proto::CostModel& costs = config.costs;
+  switch (cause.cause) {
+    case Cause::none:
+      return;
+    case Cause::unit_size:
+      costs.switch_ticks = costs.communication = costs.assigner = costs.handler = 0;
+      costs.communications.clear();
+      costs.handlers.clear();
+      config.language_costs = false;  // nor what the recording measured
+      [[fallthrough]];
+    case Cause::lock_contention:
+      costs.lock = costs.lock_handoff = costs.lock_contended = 0;
+      config.lock_excludes = false;
+      if (cause.cause == Cause::lock_contention) return;
+      [[fallthrough]];
+    case Cause::waking_cores:
+      costs.wake = costs.wake_parked = 0;
+      return;
+    case Cause::work_at: {
+      std::size_t found = 0;
+      for (detail::RecordedUnit& unit : run.units) {
+        if (std::string(unit.site.file) + ":" + std::to_string(unit.site.line) != cause.site) continue;
+        unit.work_seconds = 0;
+        ++found;
+      }
+      if (found == 0) throw ReplayError("no unit of the trace ends at " + cause.site + " (--remove-cause work-at:" + cause.site + ")");
+      return;
+    }
+  }
+}
+
 // language_placement is the policy closest to the assigner of the language that recorded `trace`.
 Placement language_placement(const trace::Trace& trace) {
   const auto language = trace.metadata.find("language");
@@ -51,6 +90,34 @@ Placement language_placement(const trace::Trace& trace) {
 }
 
 }  // namespace
+
+RemovedCause parse_cause(std::string_view text) {
+  if (text.starts_with("work-at:")) {
+    const std::string_view site = text.substr(8);
+    const std::size_t colon = site.rfind(':');
+    if (colon == std::string_view::npos || colon == 0 || colon + 1 == site.size() ||
+        site.find_first_not_of("0123456789", colon + 1) != std::string_view::npos) {
+      throw std::invalid_argument("--remove-cause " + std::string(text) + ": work-at takes a call site FILE:LINE");
+    }
+    return {Cause::work_at, std::string(site)};
+  }
+  const Cause cause = parse_choice(kCauses, text, "cause");
+  if (cause == Cause::work_at) throw std::invalid_argument("--remove-cause work-at takes a call site: work-at:FILE:LINE");
+  return {cause, {}};
+}
+
+std::string cause_text(const RemovedCause& cause) {
+  const std::string name(name_of(kCauses, cause.cause));
+  return cause.cause == Cause::work_at ? name + ":" + cause.site : name;
+}
+
+RemovedCause cause_for_rule(std::string_view rule, std::string_view site) {
+  if (rule == "lock-contention") return {Cause::lock_contention, {}};
+  if (rule == "unit-size") return {Cause::unit_size, {}};
+  if (rule == "waking-cores") return {Cause::waking_cores, {}};
+  if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site)};
+  return {};
+}
 
 Pinning parse_pinning(std::string_view text) { return parse_choice(kPinnings, text, "pinning"); }
 
@@ -90,6 +157,7 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
     result.notes.push_back(said.str());
   }
   config.language_costs = true;            // handlers the model does not name cost what was measured
+  remove_cause(options.removed, config, run);
   proto::SimMachine machine(config);
   result.pinning = options.pinning;
   if (result.pinning == Pinning::automatic) {

@@ -206,8 +206,92 @@ int stats(const std::vector<std::string_view>& args) {
   return 0;
 }
 
+// LossCheck is one hint's claimed loss beside the gain replay measures when its cause is taken away.
+struct LossCheck {
+  const moirai::visualize::Hint* hint = nullptr;
+  moirai::replay::RemovedCause cause;  // none: no what-if for the rule yet
+  double claimed_ms = 0;               // core time
+  double gained_ms = 0;                // core time: (replayed - replayed without the cause) x cores
+};
+
+// kLossAgreement is how far a claimed loss may lie from the replayed gain and still agree.
+constexpr double kLossAgreement = 0.15;
+
+// check_losses_by_replay replays `trace` on a simulated machine of its cores (recorded placement
+// and pinning), then once per hint without the hint's cause.
+std::vector<LossCheck> check_losses_by_replay(const moirai::trace::Trace& trace, const moirai::visualize::Report& report,
+                                              const std::string& model_path) {
+  moirai::replay::ReplayOptions options;
+  options.machine = moirai::proto::SimTopology{1, trace.core_count};
+  options.placement = moirai::replay::Placement::recorded;
+  options.pinning = moirai::replay::Pinning::keep;
+  try {
+    if (!model_path.empty()) options.costs = moirai::proto::CostModel::load(model_path);
+  } catch (const moirai::proto::ConfigError& error) {
+    throw BadInput(error.what());
+  }
+  const auto replayed_ms = [&](const moirai::replay::RemovedCause& cause) {
+    moirai::replay::ReplayOptions with = options;
+    with.removed = cause;
+    try {
+      return moirai::replay::replay(trace, with).makespan_seconds * 1e3;
+    } catch (const moirai::replay::ReplayError& error) {
+      throw UnreadableTrace(std::string("cannot replay: ") + error.what());
+    }
+  };
+  const double as_is = replayed_ms({});
+  std::vector<LossCheck> checks;
+  for (const moirai::visualize::Hint& hint : report.hints) {
+    LossCheck& check = checks.emplace_back();
+    check.hint = &hint;
+    check.cause = moirai::replay::cause_for_rule(hint.rule, hint.site);
+    check.claimed_ms = static_cast<double>(hint.lost) / trace.clock_hz * 1e3;
+    if (check.cause.cause == moirai::replay::Cause::none) continue;
+    check.gained_ms = (as_is - replayed_ms(check.cause)) * static_cast<double>(trace.core_count);
+  }
+  return checks;
+}
+
+// print_loss_checks prints each hint's claimed loss beside its replayed gain.
+void print_loss_checks(std::ostream& out, const moirai::trace::Trace& trace, const std::vector<LossCheck>& checks, bool as_json) {
+  const auto agree = [](const LossCheck& c) {
+    return std::abs(c.claimed_ms - c.gained_ms) <= kLossAgreement * std::max(c.gained_ms, c.claimed_ms);
+  };
+  if (as_json) {
+    json rows = json::array();
+    for (const LossCheck& c : checks) {
+      json row{{"rule", c.hint->rule}, {"site", c.hint->site}, {"claimed_ms", c.claimed_ms}};
+      if (c.cause.cause != moirai::replay::Cause::none) {
+        row["remove_cause"] = moirai::replay::cause_text(c.cause);
+        row["gained_ms"] = c.gained_ms;
+        row["agree"] = agree(c);
+      }
+      rows.push_back(row);
+    }
+    out << json{{"cores", trace.core_count}, {"agreement", kLossAgreement}, {"checks", rows}}.dump() << '\n';
+    return;
+  }
+  out << "losses checked by replay: the run replayed on sim:" << trace.core_count
+      << " as recorded, and again with each hint's cause taken away (docs/replay.md); core time in ms,\n"
+      << "agreeing where the claimed loss and the replayed gain lie within " << kLossAgreement * 100 << " % of each other\n";
+  if (checks.empty()) out << "  no hints to check\n";
+  std::ostringstream line;
+  line << std::fixed << std::setprecision(3);
+  for (const LossCheck& c : checks) {
+    line.str("");
+    line << "  [" << c.hint->rule << "] claims " << c.claimed_ms;
+    if (c.cause.cause == moirai::replay::Cause::none) {
+      line << "; no what-if for this rule yet";
+    } else {
+      line << "; --remove-cause " << moirai::replay::cause_text(c.cause) << " gains " << c.gained_ms << ": "
+           << (agree(c) ? "agree" : "disagree");
+    }
+    out << line.str() << '\n';
+  }
+}
+
 int report(const std::vector<std::string_view>& args) {
-  Command command("report", "usage: moirai report TRACE [--json] [--critical-path] [-o FILE]\n\n",
+  Command command("report", "usage: moirai report TRACE [--json] [--critical-path | --check-losses [--cost-model MODEL]] [-o FILE]\n\n",
                   "Says where the run lost time and why: the makespan; work, overhead and idle per core; the\n"
                   "overhead against the work and a verdict on the unit size (too small / fine / too big); a\n"
                   "histogram of unit sizes; the critical path of the program's dependencies (its work against\n"
@@ -216,14 +300,23 @@ int report(const std::vector<std::string_view>& args) {
                   "each idle period (construct and call site), or to 'nothing left to run'; and hints for the\n"
                   "patterns of the paper's section 3.4 (unused cores, creator starvation, an idle tail, unit\n"
                   "size, runtime-lock contention), each with its cores, times and call site.");
-  bool critical = false;
+  bool critical = false, check_losses = false;
+  std::string model_path;
   command.json_option("print the same numbers as one JSON object");
+  command.cli.add_flag("--check-losses", check_losses,
+                       "check each hint's claimed loss by replay (docs/replay.md): the run replayed on a simulated "
+                       "machine of its cores as recorded, and again with the hint's cause taken away "
+                       "(moirai replay --remove-cause); prints the claimed loss beside the replayed gain");
+  command.cli.add_option("--cost-model", model_path, "with --check-losses: the runtime's costs for the replays")
+      ->type_name("MODEL");
   command.cli.add_flag("--critical-path", critical,
                        "list the critical path instead, unit by unit in order: unit, VP, core, work, the arc it was "
                        "reached by, the construct and call site that began and ended it (their work adds up to the "
                        "report's critical-path work)");
   command.output_option("write to FILE instead of standard output ('-')");
   if (!command.parse(args)) return 0;
+  if (!model_path.empty() && !check_losses) throw BadInput("--cost-model is for --check-losses");
+  if (critical && check_losses) throw BadInput("--critical-path and --check-losses: one at a time");
   const moirai::trace::Trace trace = read(command.trace);
   if (critical) {
     const moirai::visualize::CriticalPathListing listing = moirai::visualize::list_critical_path(trace);
@@ -237,6 +330,11 @@ int report(const std::vector<std::string_view>& args) {
     return 0;
   }
   const moirai::visualize::Report built = moirai::visualize::build_report(trace);
+  if (check_losses) {
+    const std::vector<LossCheck> checks = check_losses_by_replay(trace, built, model_path);
+    print_text(command, [&](std::ostream& out) { print_loss_checks(out, trace, checks, command.json); });
+    return 0;
+  }
   print_text(command, [&](std::ostream& out) {
     if (command.json) {
       moirai::visualize::print_report_json(out, trace, built);
@@ -617,7 +715,7 @@ int export_command(const std::vector<std::string_view>& args) {
 }
 
 int replay(const std::vector<std::string_view>& args) {
-  Command command("replay", "usage: moirai replay TRACE --machine sim:N [--cost-model MODEL] [--placement P] [--trace OUT]\n\n",
+  Command command("replay", "usage: moirai replay TRACE --machine sim:N [--cost-model MODEL] [--placement P] [--remove-cause CAUSE] [--trace OUT]\n\n",
                   "Runs a recorded run again on a simulated machine (docs/replay.md): each VP's units in the\n"
                   "recorded order, each with its recorded work, a unit starting when its VP's previous unit was\n"
                   "handled, every constraint the recording shows on it satisfied (the units that freed it have\n"
@@ -644,6 +742,12 @@ int replay(const std::vector<std::string_view>& args) {
       ->type_name("P");
   command.cli.add_option("--work-scale", work_scale, "the target's work against the recorded machine's (default 1)")
       ->type_name("F");
+  std::string cause_text;
+  command.cli.add_option("--remove-cause", cause_text,
+                         "replay the run with a cause of lost time taken away: lock-contention (the runtime lock never "
+                         "makes a core wait), unit-size (the runtime's own steps cost nothing), waking-cores (waking a "
+                         "core costs nothing) or work-at:FILE:LINE (the units ending at that call site do no work)")
+      ->type_name("CAUSE");
   command.cli.add_option("-o,--trace", out, "record the replayed run into OUT ('-': standard output)")->type_name("OUT");
   command.json_option("print the summary as one JSON object");
   if (!command.parse(args)) return 0;
@@ -657,6 +761,7 @@ int replay(const std::vector<std::string_view>& args) {
   }
   options.placement = moirai::replay::parse_placement(placement_text);
   options.pinning = moirai::replay::parse_pinning(pinning_text);
+  if (!cause_text.empty()) options.removed = moirai::replay::parse_cause(cause_text);
   if (!(work_scale > 0) || !std::isfinite(work_scale) || work_scale > 1e6) {
     throw BadInput("--work-scale " + number_text(work_scale) + ": not a number above 0 and at most 1e6");
   }
@@ -674,12 +779,13 @@ int replay(const std::vector<std::string_view>& args) {
     recording.os_time = false;
     recording.command_line = "moirai replay " + command.trace + " --machine " + machine_text +
                              (model_path.empty() ? "" : " --cost-model " + model_path) + " --placement " + placement_text +
-                             " --pinning " + pinning_text;
+                             " --pinning " + pinning_text + (cause_text.empty() ? "" : " --remove-cause " + cause_text);
     recording.metadata = {{"replay_of", command.trace},
                           {"replay_placement", placement_text},
                           {"replay_pinning", pinning_text},
                           {"replay_cost_model", model_path.empty() ? "compiled-in" : model_path},
-                          {"replay_work_scale", number_text(work_scale)}};
+                          {"replay_work_scale", number_text(work_scale)},
+                          {"replay_removed_cause", cause_text.empty() ? "none" : cause_text}};
     try {
       recorder = std::make_unique<moirai::instrument::TraceRecorder>(std::move(recording));
     } catch (const std::runtime_error& error) {
@@ -721,6 +827,7 @@ int replay(const std::vector<std::string_view>& args) {
                     {"machine", options.machine.text()},
                     {"placement", moirai::replay::placement_name(result.placement)},
                     {"pinning", moirai::replay::pinning_name(result.pinning)},
+                    {"removed_cause", moirai::replay::cause_text(options.removed)},
                     {"units", result.units},
                     {"makespan_s", result.makespan_seconds},
                     {"change_pct", change},
@@ -735,7 +842,8 @@ int replay(const std::vector<std::string_view>& args) {
             << (machine.starts_with("sim") ? machine : cores + (machine == "real" ? " real cores" : " cores")) << ", "
             << fixed(result.recorded_seconds * 1e3, 3) << " ms) replayed on " << options.machine.text()
             << ", placement " << moirai::replay::placement_name(result.placement) << ", pinning "
-            << moirai::replay::pinning_name(result.pinning) << ": " << result.units << " units, makespan "
+            << moirai::replay::pinning_name(result.pinning)
+            << (cause_text.empty() ? "" : ", without " + moirai::replay::cause_text(options.removed)) << ": " << result.units << " units, makespan "
             << fixed(result.makespan_seconds * 1e3, 3) << " ms (" << (change >= 0 ? "+" : "") << fixed(change, 1)
             << " %)\n";
     for (const std::string& note : result.notes) summary << "note: " << note << '\n';

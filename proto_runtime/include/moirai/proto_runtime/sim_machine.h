@@ -44,6 +44,9 @@ struct SimConfig {
   // language_costs: a construct `costs` gives no line of its own costs what the running
   // language's default model says (LanguageTable::costs), not the generic handler cost.
   bool language_costs = false;
+  // lock_excludes: the runtime lock makes a core that asks while another holds it wait. Off, no
+  // core ever waits for it (a what-if: a runtime without the one lock); each hold still costs.
+  bool lock_excludes = true;
 };
 
 // SimMachine is a discrete-event simulation: each virtual core has a clock, and the core with

@@ -42,6 +42,32 @@ Placement parse_placement(std::string_view text);
 // placement_name spells a placement as --placement takes it.
 std::string_view placement_name(Placement placement);
 
+// Cause is a cause of lost time a replay can take away (--remove-cause), named as the report's
+// rule that finds it: the what-if that checks the loss a hint claims against the gain it buys.
+enum class Cause {
+  none,
+  lock_contention,  // "lock-contention": the runtime lock never makes a core wait, and costs nothing
+  unit_size,        // "unit-size": the runtime's own steps (switch, communication, lock, assigner,
+                    // handlers, wake-ups) cost nothing, and the lock makes no core wait
+  waking_cores,     // "waking-cores": waking an idle core costs nothing
+  work_at,          // "work-at:FILE:LINE": the units that end at that call site do no work (a
+                    // singleton's body, a serial reduction)
+};
+
+// RemovedCause is a cause and, for work_at, its call site ("file:line").
+struct RemovedCause {
+  Cause cause = Cause::none;
+  std::string site;
+};
+
+// parse_cause reads a --remove-cause value; throws std::invalid_argument naming the choices.
+RemovedCause parse_cause(std::string_view text);
+// cause_text spells a removed cause as --remove-cause takes it.
+std::string cause_text(const RemovedCause& cause);
+// cause_for_rule is the what-if that takes away what the report's rule `rule` blames, its hint
+// naming call site `site`; Cause::none where replay has none for that rule yet.
+RemovedCause cause_for_rule(std::string_view rule, std::string_view site);
+
 // ReplayOptions is the machine a trace is replayed on and how.
 struct ReplayOptions {
   proto::SimTopology machine;                          // the target: sim:N or sim:SxC
@@ -51,6 +77,7 @@ struct ReplayOptions {
   Placement placement = Placement::language;
   Pinning pinning = Pinning::automatic;
   double work_scale = 1.0;  // the target's work against the recorded machine's (2: twice as slow)
+  RemovedCause removed;     // a cause of lost time taken away (none: the run as recorded)
   instrument::RuntimeObserver* observer = nullptr;  // records the replayed run, or nothing
 };
 
