@@ -145,7 +145,8 @@ TEST_P(ScenarioWhatIf, ReplayWithoutTheCauseGainsWhatTheFixGains) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Suite, ScenarioWhatIf,
-                         ::testing::Values("lock-contention", "long-singleton", "serial-reduction", "grain-too-fine"),
+                         ::testing::Values("lock-contention", "long-singleton", "serial-reduction", "grain-too-fine",
+                                           "unused-cores", "own-core-creations", "creator-starvation", "mixed-unused-big"),
                          [](const auto& param_info) {
                            std::string name = param_info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

@@ -48,7 +48,8 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::lock_contention, "lock-contention"},
                                     {Cause::unit_size, "unit-size"},
                                     {Cause::waking_cores, "waking-cores"},
-                                    {Cause::work_at, "work-at"}};
+                                    {Cause::work_at, "work-at"},
+                                    {Cause::placement, "placement"}};
 
 // remove_cause changes the machine and the run so that `cause` costs nothing.
 void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::RecordedRun& run) {
@@ -70,6 +71,8 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
     case Cause::waking_cores:
       costs.wake = costs.wake_parked = 0;
       return;
+    case Cause::placement:
+      return;  // replay chooses any-core and free pinning
     case Cause::work_at: {
       std::size_t found = 0;
       for (detail::RecordedUnit& unit : run.units) {
@@ -116,6 +119,7 @@ RemovedCause cause_for_rule(std::string_view rule, std::string_view site) {
   if (rule == "unit-size") return {Cause::unit_size, {}};
   if (rule == "waking-cores") return {Cause::waking_cores, {}};
   if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site)};
+  if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}};
   return {};
 }
 
@@ -134,6 +138,7 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
   detail::RecordedRun run = detail::rebuild(recorded);
   ReplayResult result;
   result.placement = options.placement == Placement::language ? language_placement(recorded) : options.placement;
+  if (options.removed.cause == Cause::placement) result.placement = Placement::any_core;
   result.recorded_seconds = run.makespan_seconds;
   result.notes = run.notes;
 
@@ -159,7 +164,7 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
   config.language_costs = true;            // handlers the model does not name cost what was measured
   remove_cause(options.removed, config, run);
   proto::SimMachine machine(config);
-  result.pinning = options.pinning;
+  result.pinning = options.removed.cause == Cause::placement ? Pinning::free : options.pinning;
   if (result.pinning == Pinning::automatic) {
     result.pinning = recorded.core_count == machine.core_count() ? Pinning::keep : Pinning::spread;
   }

@@ -52,6 +52,8 @@ enum class Cause {
   waking_cores,     // "waking-cores": waking an idle core costs nothing
   work_at,          // "work-at:FILE:LINE": the units that end at that call site do no work (a
                     // singleton's body, a serial reduction)
+  placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
+                    // recorded placement taken away: cores left unused, a creator crowded)
 };
 
 // RemovedCause is a cause and, for work_at, its call site ("file:line").
