@@ -181,6 +181,32 @@ TEST(Replay, TakesOutTheSlowdownOfTheCoresThatWorkedBeside) {
   EXPECT_NEAR(static_cast<double>(beside.makespan_ticks), 150'030 * ticks, 2'000 * ticks);
 }
 
+// A handler costs what the recording measured, in seconds, whatever the model's clock.
+TEST(Replay, MeasuredHandlersKeepTheirTimeOnAnyClock) {
+  const std::string path = ::testing::TempDir() + "moirai_replay_clock_" + std::to_string(::getpid()) + ".mtrace";
+  test_support::TraceBuilder b(1);
+  b.site(1, "clock.cpp", 3);
+  b.unit(0, 1, 1, 0, 0, 10, 100'010, 1, 1);  // its handler spans about 50,000 ticks
+  b.constraint(0, 1, 1, 2, 60'000);
+  b.unit(0, 2, 2, 100'010, 100'010, 100'020, 100'030, 0, 1);
+  b.write(path);
+  const trace::Trace recorded = trace::read_trace(path);
+  std::remove(path.c_str());
+  const auto quiet = [](double clock_hz) {  // no runtime step costs anything but the handlers
+    replay::ReplayOptions options = on("sim:1");
+    proto::CostModel& c = options.costs;
+    c.clock_hz = clock_hz;
+    c.switch_ticks = c.communication = c.lock = c.lock_handoff = c.lock_contended = c.assigner = 0;
+    c.wake = c.wake_parked = c.handler = 0;
+    return options;
+  };
+  replay::ReplayResult slow, fast;
+  (void)replay_recorded(recorded, quiet(1e9), "clock_1", &slow);
+  (void)replay_recorded(recorded, quiet(4e9), "clock_4", &fast);
+  EXPECT_NEAR(fast.makespan_seconds, slow.makespan_seconds, 0.01 * slow.makespan_seconds);
+  EXPECT_GT(slow.makespan_seconds, 0.9 * 50'000 / recorded.clock_hz);
+}
+
 // A constraint the recording holds backwards in time is left out, and said.
 TEST(Replay, LeavesOutAConstraintBackInTimeAndSaysSo) {
   const std::string path = ::testing::TempDir() + "moirai_replay_back_" + std::to_string(::getpid()) + ".mtrace";

@@ -51,28 +51,33 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::work_at, "work-at"},
                                     {Cause::placement, "placement"}};
 
-// remove_cause changes the machine and the run so that `cause` costs nothing.
+// remove_cause changes the machine and the run so that `cause` costs nothing (placement is
+// chosen by replay itself).
 void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::RecordedRun& run) {
   proto::CostModel& costs = config.costs;
+  const auto no_lock = [&] {
+    costs.lock = costs.lock_handoff = costs.lock_contended = 0;
+    config.lock_excludes = false;
+  };
+  const auto no_wake = [&] { costs.wake = costs.wake_parked = 0; };
   switch (cause.cause) {
     case Cause::none:
+    case Cause::placement:
+      return;
+    case Cause::lock_contention:
+      no_lock();
+      return;
+    case Cause::waking_cores:
+      no_wake();
       return;
     case Cause::unit_size:
+      no_lock();
+      no_wake();
       costs.switch_ticks = costs.communication = costs.assigner = costs.handler = 0;
       costs.communications.clear();
       costs.handlers.clear();
       config.language_costs = false;  // nor what the recording measured
-      [[fallthrough]];
-    case Cause::lock_contention:
-      costs.lock = costs.lock_handoff = costs.lock_contended = 0;
-      config.lock_excludes = false;
-      if (cause.cause == Cause::lock_contention) return;
-      [[fallthrough]];
-    case Cause::waking_cores:
-      costs.wake = costs.wake_parked = 0;
       return;
-    case Cause::placement:
-      return;  // replay chooses any-core and free pinning
     case Cause::work_at: {
       std::size_t found = 0;
       for (detail::RecordedUnit& unit : run.units) {
@@ -137,8 +142,11 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
   }
   detail::RecordedRun run = detail::rebuild(recorded);
   ReplayResult result;
-  result.placement = options.placement == Placement::language ? language_placement(recorded) : options.placement;
-  if (options.removed.cause == Cause::placement) result.placement = Placement::any_core;
+  const bool free_placement = options.removed.cause == Cause::placement;  // the what-if without it
+  result.placement = free_placement ? Placement::any_core
+                     : options.placement == Placement::language ? language_placement(recorded)
+                                                                : options.placement;
+  result.pinning = free_placement ? Pinning::free : options.pinning;
   result.recorded_seconds = run.makespan_seconds;
   result.notes = run.notes;
 
@@ -164,13 +172,12 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
   config.language_costs = true;            // handlers the model does not name cost what was measured
   remove_cause(options.removed, config, run);
   proto::SimMachine machine(config);
-  result.pinning = options.removed.cause == Cause::placement ? Pinning::free : options.pinning;
   if (result.pinning == Pinning::automatic) {
     result.pinning = recorded.core_count == machine.core_count() ? Pinning::keep : Pinning::spread;
   }
   detail::pin_vps(run, result.pinning, machine.core_count());
 
-  const proto::LanguageTable table = detail::language_table(recorded, run);
+  const proto::LanguageTable table = detail::language_table(recorded, run, config.costs.clock_hz);
   detail::ReplayLanguage language(run, table, result.placement, machine.core_count(),
                                   config.costs.clock_hz * options.work_scale, stretch);
   const detail::RecordedVp& seed = run.vps[run.seed];

@@ -8,7 +8,7 @@
 
 namespace moirai::replay::detail {
 
-proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun& run) {
+proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun& run, double clock_hz) {
   std::size_t kinds = std::max<std::size_t>({trace.constructs.size(), run.handler_seconds.size(), 1});
   for (const RecordedConstraint& c : run.out) kinds = std::max<std::size_t>(kinds, c.construct + 1u);
   std::vector<proto::ConstructRow> rows;
@@ -18,7 +18,7 @@ proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun
     ConstructInfo info{trace.construct_name(k), trace.construct_role(k),
                        kind < trace.construct_colours.size() ? trace.construct_colours[kind] : std::string()};
     if (kind < run.handler_seconds.size() && run.handler_seconds[kind] >= 0) {
-      costs.handlers[info.name] = static_cast<std::uint64_t>(std::llround(run.handler_seconds[kind] * costs.clock_hz));
+      costs.handlers[info.name] = static_cast<std::uint64_t>(std::llround(run.handler_seconds[kind] * clock_hz));
     }
     rows.push_back({k, std::move(info)});
   }
@@ -94,10 +94,13 @@ void ReplayLanguage::handle(proto::Request& request, proto::RuntimeServices& ser
     services.make_ready(*request.requester);
     return;
   }
-  const std::uint32_t next = units[state.position];
-  identify(next, request.requester->unit(), services);
-  if (waiting_for_[next] == 0) {
-    services.make_ready(*request.requester);
+  reach(state, units[state.position], services);
+}
+
+void ReplayLanguage::reach(VpState& state, std::uint32_t unit, proto::RuntimeServices& services) {
+  identify(unit, state.vp->unit(), services);
+  if (waiting_for_[unit] == 0) {
+    services.make_ready(*state.vp);
   } else {
     state.waiting = true;
   }
@@ -131,16 +134,9 @@ void ReplayLanguage::release(std::uint32_t unit, const CallSite& site, proto::Ru
 
 void ReplayLanguage::create(VpState& state, const CallSite& site, proto::RuntimeServices& services) {
   const RecordedVp& recorded = run_.vps[state.index];
-  creating_ = &state;
-  proto::VirtualProcessor& vp = services.create_vp(
-      body_of(state.index), proto::VpOptions{recorded.name, recorded.target_core, 0},
-      site);
-  identify(recorded.units.front(), vp.unit(), services);
-  if (waiting_for_[recorded.units.front()] == 0) {
-    services.make_ready(vp);
-  } else {
-    state.waiting = true;
-  }
+  creating_ = &state;  // vp_created fills the state in
+  (void)services.create_vp(body_of(state.index), proto::VpOptions{recorded.name, recorded.target_core, 0}, site);
+  reach(state, recorded.units.front(), services);
 }
 
 void ReplayLanguage::identify(std::uint32_t unit, UnitId id, proto::RuntimeServices& services) {

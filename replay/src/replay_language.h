@@ -19,8 +19,8 @@ namespace moirai::replay::detail {
 
 // language_table is the recording's language as the replay speaks it: the trace's constructs (names,
 // roles, colours), so the replayed trace reads like the recorded one, and each construct's measured
-// handler cost as the language's default.
-proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun& run);
+// handler cost, in ticks of a `clock_hz` clock, as the language's default.
+proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun& run, double clock_hz);
 
 // ReplayLanguage animates a RecordedRun: each VP's body charges its units' recorded work and ends
 // each with the recorded construct; the handler frees a unit once its VP's previous unit was
@@ -62,6 +62,8 @@ class ReplayLanguage final : public proto::LanguagePlugin, private proto::Assign
   void satisfy(const RecordedConstraint& constraint, UnitId from, const CallSite& site, proto::RuntimeServices& services);
   void release(std::uint32_t unit, const CallSite& site, proto::RuntimeServices& services);
   void create(VpState& state, const CallSite& site, proto::RuntimeServices& services);
+  // reach: the VP of `state` has come to `unit`: it runs now, or once the constraints on it are met.
+  void reach(VpState& state, std::uint32_t unit, proto::RuntimeServices& services);
   void identify(std::uint32_t unit, UnitId id, proto::RuntimeServices& services);
   CoreId on_target(CoreId core) const { return static_cast<CoreId>(core % cores_); }
 
