@@ -1,23 +1,75 @@
 #!/usr/bin/env bash
-# The paper's tuning session (section 3.4) on a simulated 40-core machine: runs the walkthrough
-# test with its traces kept, then draws every step's Scheduling Consequence Graph at one scale
-# (that of the longest run) into docs/walkthrough/, with the report of each step beside it.
-# Usage: scripts/walkthrough.sh [OUT_DIR]   (default docs/walkthrough; builds the release preset)
+# The paper's tuning session (section 3.4) on a simulated 40-core machine, made from the command
+# lines docs/tuning-walkthrough.md prints: runs every line of its ```sh blocks, as printed, in a
+# scratch folder (with the repository's apps/ and docs/ and the build beside it), then
+#   (default)  copies each step's SCG and report into docs/walkthrough/ and writes the doc's
+#              generated parts (the table of makespans and hints, the replay quotes) from them;
+#   --check    fails where the doc drifted from what its commands print today: a picture or
+#              report that differs, a generated part that is stale, or a figure the text quotes
+#              (a hint, a time, a unit, a share of the run) that no report of its step shows.
+# Usage: scripts/walkthrough.sh [--check] [--build DIR]   (default: builds the release preset)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-out=${1:-docs/walkthrough}
-mkdir -p "$out"
-scripts/build.sh release >/dev/null
-traces=$(mktemp -d)
-trap 'rm -rf "$traces"' EXIT
-MOIRAI_WALKTHROUGH_OUT="$traces" build/release/tests/moirai_walkthrough_tests --gtest_brief=1
-moirai=build/release/tools/moirai
-# The longest run sets the scale, so every graph fits and all compare directly.
-longest=$(for trace in "$traces"/*.mtrace; do
-  echo "$("$moirai" report --json "$trace" | jq -r .makespan_s) $trace"  # any number form nlohmann-json prints
-done | sort -g | tail -1 | cut -d' ' -f2)
-for step in a b c d e f g h; do
-  "$moirai" scg "$traces/$step.mtrace" -o "$out/$step-scg.svg" --same-scale-as "$longest"
-  "$moirai" report "$traces/$step.mtrace" > "$out/$step-report.txt"
+root=$PWD
+check=0 build=
+while [ $# -gt 0 ]; do
+  case $1 in
+    --check) check=1 ;;
+    --build) build=${2:?--build needs a folder}; shift ;;
+    -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "walkthrough: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+  shift
 done
-echo "walkthrough: $out/{a..h}-scg.svg at the scale of $(basename "$longest"), reports in $out/{a..h}-report.txt"
+if [ -z "$build" ]; then
+  scripts/build.sh release >/dev/null
+  build=build/release
+fi
+build=$(realpath "$build")
+for tool in apps/matmul/matmul tools/moirai; do
+  [ -x "$build/$tool" ] || { echo "walkthrough: $build/$tool is not built" >&2; exit 2; }
+done
+doc=docs/tuning-walkthrough.md
+scratch=$(mktemp -d)
+trap 'rm -rf "$scratch"' EXIT
+# The doc's lines name build/release/...: the scratch folder's build/release is the build in use,
+# so every command line a trace records reads the same wherever the build is.
+mkdir -p "$scratch/build"
+ln -s "$build" "$scratch/build/release"
+ln -s "$root/apps" "$scratch/apps"
+ln -s "$root/docs" "$scratch/docs"
+count=0
+while IFS= read -r line; do
+  count=$((count + 1))
+  if ! (cd "$scratch" && bash -euo pipefail -c "$line" >"$scratch/.out" 2>&1); then
+    cat "$scratch/.out" >&2
+    echo "walkthrough: $doc: this line failed as printed: $line" >&2
+    exit 1
+  fi
+done < <(awk '/^```sh$/ {inside = 1; next} /^```/ {inside = 0} inside && NF' "$doc")
+[ "$count" -gt 0 ] || { echo "walkthrough: $doc has no sh block" >&2; exit 1; }
+made=$scratch/walkthrough
+for step in a b c d e f g h; do
+  for file in "$step-scg.svg" "$step-report.txt"; do
+    [ -s "$made/$file" ] || { echo "walkthrough: the doc's commands made no walkthrough/$file" >&2; exit 1; }
+  done
+done
+
+if [ "$check" = 0 ]; then
+  cp "$made"/?-scg.svg "$made"/?-report.txt docs/walkthrough/
+  python3 scripts/walkthrough_figures.py write "$doc" "$made"
+  echo "walkthrough: $count command lines of $doc ran; docs/walkthrough/{a..h}-scg.svg and reports copied, its generated parts rewritten"
+  exit 0
+fi
+status=0
+for step in a b c d e f g h; do
+  for file in "$step-scg.svg" "$step-report.txt"; do
+    if ! cmp -s "$made/$file" "docs/walkthrough/$file"; then
+      echo "walkthrough: docs/walkthrough/$file differs from what the doc's commands make now (bash scripts/walkthrough.sh remakes it)" >&2
+      status=1
+    fi
+  done
+done
+python3 scripts/walkthrough_figures.py check "$doc" "$made" || status=1
+[ "$status" = 0 ] && echo "walkthrough: $count command lines of $doc ran; its pictures, reports and figures match"
+exit "$status"

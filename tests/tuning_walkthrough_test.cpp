@@ -1,7 +1,8 @@
 // The paper's tuning session (section 3.4, figure 3) reproduced on a simulated 40-core machine:
 // matmul with declared work, one run per step, each step's outcome asserted from the report.
-// With MOIRAI_WALKTHROUGH_OUT=DIR the traces are kept there (scripts/walkthrough.sh draws them
-// for docs/tuning-walkthrough.md).
+// Each run is the one the doc's command lines make (`matmul --machine sim:40 --cost-model
+// docs/walkthrough/walkthrough.model --work-scale walkthrough ...`); CTest docs.walkthrough.figures
+// runs those lines and checks the doc's figures against their reports.
 #include <gtest/gtest.h>
 #include <unistd.h>
 
@@ -14,7 +15,6 @@
 #include "matmul.h"
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/sim_machine.h"
-#include "support/tight_loop_costs.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/analyses/report.h"
 #include "support/test_support.h"
@@ -41,15 +41,16 @@ struct Step {
 
 // run_step runs matmul on sim:40 with declared work and reads its trace back.
 Step run_step(const std::string& name, matmul::MatmulConfig config) {
-  const char* keep = std::getenv("MOIRAI_WALKTHROUGH_OUT");
-  const std::string path = keep != nullptr ? std::string(keep) + "/" + name + ".mtrace"
-                                           : ::testing::TempDir() + "moirai_walkthrough_" + name + "_" +
-                                                 std::to_string(::getpid()) + ".mtrace";
+  const std::string path =
+      ::testing::TempDir() + "moirai_walkthrough_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
   Step step;
   {
-    // SSR's calibrated costs, as `matmul --machine sim:40` uses them.
-    proto::SimMachine machine(
-        proto::SimConfig{.topology = {1, kCores}, .work = proto::SimWork::declared, .costs = test::tight_loop_costs()});
+    // The model the doc ships, priced as `matmul --machine sim:40 --cost-model` prices it.
+    proto::SimConfig sim{.topology = {1, kCores},
+                         .work = proto::SimWork::declared,
+                         .costs = proto::CostModel::load(MOIRAI_SOURCE_DIR "/docs/walkthrough/walkthrough.model"),
+                         .language_costs = true};
+    proto::SimMachine machine(sim);
     instrument::TraceRecorder recorder(
         instrument::RecorderOptions{path, {}, "matmul on sim:40, walkthrough step " + name, 256 * 1024});
     config.size = kSize;
@@ -59,7 +60,7 @@ Step run_step(const std::string& name, matmul::MatmulConfig config) {
     recorder.finish();
   }
   step.trace = trace::read_trace(path);
-  if (keep == nullptr) std::remove(path.c_str());
+  std::remove(path.c_str());
   step.report = visualize::build_report(step.trace);
   return step;
 }
@@ -71,30 +72,13 @@ matmul::MatmulConfig pieces(std::size_t count, matmul::Placement placement) {
   return config;
 }
 
-// The divider's distribution loop as first written: pieces go out in groups of five, and the
-// brace that should close the inner loop before the core advances closes the outer one's body
-// instead, so the core moves on once per group: 64 pieces land on 13 of the 40 cores.
-std::vector<CoreId> misplaced_brace_distribution(std::size_t pieces, std::size_t cores) {
-  std::vector<CoreId> core_of(pieces);
-  CoreId core = 0;
-  for (std::size_t group = 0; group < pieces; group += 5) {
-    for (std::size_t piece = group; piece < std::min(group + 5, pieces); ++piece) {
-      core_of[piece] = core;
-    }  // <- misplaced: the advance below belonged inside this loop
-    core = static_cast<CoreId>((core + 1) % cores);
-  }
-  return core_of;
-}
-
 std::uint64_t makespan(const Step& step) { return step.report.makespan; }
 
 class TuningWalkthrough : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
-    matmul::MatmulConfig a = pieces(64, matmul::Placement::round_robin);
-    a.worker_cores = misplaced_brace_distribution(64, kCores);
     steps_ = new std::map<std::string, Step>;
-    (*steps_)["a"] = run_step("a", a);
+    (*steps_)["a"] = run_step("a", pieces(64, matmul::Placement::misplaced_brace));
     (*steps_)["b"] = run_step("b", pieces(64, matmul::Placement::round_robin));
     (*steps_)["c"] = run_step("c", pieces(64, matmul::Placement::others_first));
     (*steps_)["d"] = run_step("d", pieces(120, matmul::Placement::others_first));

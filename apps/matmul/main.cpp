@@ -36,6 +36,7 @@ int main(int argc, char** argv) {
   std::uint64_t seed = 1;
   bool check = false;
   bool progress = false;
+  std::string work_scale = "fitted";
 
   program::App app("matmul",
                    "Multiplies two random N x N matrices with SSR VPs as in the paper's section "
@@ -52,6 +53,10 @@ int main(int argc, char** argv) {
                "how workers are pinned to cores");
   flags.integer("results-core", results_core, 0, kMaxCoreIndex,
                 "core the results VP is pinned to", "the last core");
+  flags.choice("work-scale", work_scale, {"fitted", "walkthrough"},
+               "the work each unit declares on a simulated machine: fitted (this project's 2-core VM, "
+               "apps/matmul/matmul.h) or walkthrough (the declarations docs/tuning-walkthrough.md was "
+               "written for, with docs/walkthrough/walkthrough.model)");
   flags.integer("seed", seed, 0, UINT64_MAX, "seeds the random A and B");
   flags.toggle("check", check, "compare C with a plain triple-loop multiply");
   flags.toggle("progress", progress,
@@ -75,6 +80,7 @@ int main(int argc, char** argv) {
     config.placement = *matmul::parse_placement(placement);
     if (results_core >= 0) config.results_core = static_cast<moirai::CoreId>(results_core);
     config.seed = seed;
+    if (work_scale == "walkthrough") config.work = matmul::kWalkthroughScale;
     config.observer = app.observer();
     config.check = check;
     if (progress) {

@@ -24,6 +24,8 @@ CoreId worker_core(Placement placement, std::size_t piece, std::size_t cores) no
       return static_cast<CoreId>((piece + 1) % cores);
     case Placement::dedicated_creator:
       return static_cast<CoreId>(1 + piece % (cores - 1));
+    case Placement::misplaced_brace:
+      return static_cast<CoreId>((piece / kMisplacedBraceGroup) % cores);
   }
   return 0;
 }

@@ -18,11 +18,18 @@ enum class Placement {
   others_first,
   // dedicated_creator keeps core 0 for the divider; pieces go round-robin over cores 1..n-1 (3.4.4).
   dedicated_creator,
+  // misplaced_brace is the tuning walkthrough's step (a), the paper's bug (3.4.1): round-robin
+  // from core 0 written with its inner loop's closing brace misplaced, so the core advances once
+  // per group of five pieces instead of once per piece.
+  misplaced_brace,
 };
 
 // kPlacementNames are the flag spellings, in the enum's order.
-inline constexpr std::string_view kPlacementNames[] = {"round-robin", "others-first",
-                                                       "dedicated-creator"};
+inline constexpr std::string_view kPlacementNames[] = {"round-robin", "others-first", "dedicated-creator",
+                                                       "misplaced-brace"};
+
+// kMisplacedBraceGroup is how many pieces misplaced_brace puts on a core before it advances.
+inline constexpr std::size_t kMisplacedBraceGroup = 5;
 
 // placement_name is the flag spelling of `placement`.
 std::string_view placement_name(Placement placement) noexcept;

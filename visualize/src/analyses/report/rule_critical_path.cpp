@@ -2,13 +2,18 @@
 // dependencies bounds the run): the program's parallelism (total work / critical-path work) is
 // below the core count. Then no placement can fill the cores: up to cores x critical path - total
 // work of the idle time no narrower rule explained is the chain's, and the fix is to split the
-// chain's longest units, not to move VPs.
+// chain's units, not to move VPs: those that ran while the other cores sat idle (a reduction
+// every worker waits for), not merely the longest (a worker's block ran beside its siblings, and
+// splitting it frees no core).
 // The critical path's share of the makespan alone is no premise: any program of balanced waves
 // separated by barriers has a critical path as long as its run, and loses nothing to it. Two
 // chains are not the program's: one that is mostly a unit which ran beside its wave's siblings
 // (idle-tail's), and waits for a turn in a mutual exclusion (idle-cause's).
 #include <algorithm>
 #include <cmath>
+#include <iterator>
+#include <utility>
+#include <vector>
 
 #include "views/text_format.h"
 #include "analyses/report/analysis.h"
@@ -17,7 +22,53 @@ namespace moirai::visualize::report {
 namespace {
 
 constexpr double kParallelismShare = 0.80; // parallelism of the core count
-constexpr double kListedShare = 0.10;       // a unit listed to split: of the chain's longest unit
+constexpr double kListedShare = 0.10;       // a unit listed to split: of the listed first one's idle beside it
+
+// IdleBeside integrates how many cores sat idle over time, so that the idle core time beside any
+// span is two lookups.
+class IdleBeside {
+ public:
+  explicit IdleBeside(const Analysis& a) {
+    std::vector<std::pair<std::uint64_t, int>> steps;
+    for (const LossEntry& e : a.entries) {
+      if (e.end <= e.begin || (e.kind != LossKind::idle && e.kind != LossKind::run_end && e.kind != LossKind::run_start)) continue;
+      steps.emplace_back(e.begin, 1);
+      steps.emplace_back(e.end, -1);
+    }
+    std::sort(steps.begin(), steps.end());
+    std::int64_t idle = 0;
+    long double area = 0;
+    std::uint64_t last = steps.empty() ? 0 : steps.front().first;
+    for (const auto& [tick, step] : steps) {
+      area += static_cast<long double>(idle) * static_cast<long double>(tick - last);
+      idle += step;
+      last = tick;
+      if (!at_.empty() && at_.back().tick == tick) {
+        at_.back() = {tick, area, idle};
+      } else {
+        at_.push_back({tick, area, idle});
+      }
+    }
+  }
+  // over is the idle core time (core-ticks) within [begin, end).
+  std::uint64_t over(std::uint64_t begin, std::uint64_t end) const {
+    return end > begin ? static_cast<std::uint64_t>(area_until(end) - area_until(begin)) : 0;
+  }
+
+ private:
+  struct Step {
+    std::uint64_t tick;
+    long double area;  // idle core time before `tick`
+    std::int64_t idle; // cores idle from `tick` on
+  };
+  long double area_until(std::uint64_t tick) const {
+    auto after = std::upper_bound(at_.begin(), at_.end(), tick, [](std::uint64_t t, const Step& s) { return t < s.tick; });
+    if (after == at_.begin()) return 0;
+    const Step& s = *std::prev(after);
+    return s.area + static_cast<long double>(s.idle) * static_cast<long double>(tick - s.tick);
+  }
+  std::vector<Step> at_;
+};
 
 // waits_for_a_turn: an idle entry is a wait for a turn in a mutual exclusion (a critical section,
 // a lock): the exclusive section's end freed a unit that is itself such a section's body. Its
@@ -67,18 +118,31 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     }
   }
   if (lost == 0) return;
-  // The chain's longest units by work, with their call sites.
+  // The chain's units that ran while the most core time sat idle beside them, with their call
+  // sites: splitting those frees the idle cores; a long unit that ran beside others frees none.
+  const IdleBeside idle_beside(a);
+  std::vector<std::pair<std::uint64_t, std::uint32_t>> ranked;  // idle beside, unit
+  for (std::uint32_t node : path.nodes) {
+    const std::uint32_t u = a.graph.nodes[node].trace_index;
+    if (a.unit(u).work() == 0) continue;
+    ranked.emplace_back(idle_beside.over(a.unit(u).record.begin, a.unit(u).record.end), u);
+  }
+  // Idle within 1% of another's is a tie, kept in the chain's order: the first such unit holds up the rest.
+  std::uint64_t most = 0;
+  for (const auto& [idle, u] : ranked) most = std::max(most, idle);
+  const std::uint64_t grain = std::max<std::uint64_t>(1, most / 100);
+  std::stable_sort(ranked.begin(), ranked.end(), [grain](const auto& x, const auto& y) { return x.first / grain > y.first / grain; });
+  // At most three, and none far below the first: splitting a unit nobody waited on gains nothing.
+  ranked.resize(std::min<std::size_t>(ranked.size(), 3));
+  while (ranked.size() > 1 && static_cast<double>(ranked.back().first) < kListedShare * static_cast<double>(ranked.front().first)) ranked.pop_back();
   std::vector<std::uint32_t> chain;
-  for (std::uint32_t node : path.nodes) chain.push_back(a.graph.nodes[node].trace_index);
-  std::stable_sort(chain.begin(), chain.end(), [&](std::uint32_t x, std::uint32_t y) { return a.unit(x).work() > a.unit(y).work(); });
-  // At most three, and none far smaller than the longest: splitting a unit of no work gains nothing.
-  chain.resize(std::min<std::size_t>(chain.size(), 3));
-  while (chain.size() > 1 && static_cast<double>(a.unit(chain.back()).work()) < kListedShare * static_cast<double>(a.unit(chain.front()).work())) chain.pop_back();
+  for (const auto& [idle, u] : ranked) chain.push_back(u);
   std::string listed;
   std::vector<std::uint32_t> cores;
   for (std::uint32_t u : chain) {
     listed += (listed.empty() ? "" : ", ") + std::string("unit ") + std::to_string(a.unit(u).record.unit) + " (" + a.ms(a.unit(u).work()) +
-              ", ending at " + a.site_of(u) + ")";
+              " of work, ending at " + a.site_of(u) + ", " +
+              a.ms(idle_beside.over(a.unit(u).record.begin, a.unit(u).record.end)) + " of core time idle beside it)";
     cores.push_back(a.unit(u).core);
   }
   const auto usable = static_cast<std::uint64_t>(std::max(1.0, std::ceil(path.parallelism - 1e-9)));
@@ -89,7 +153,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
           detail::plural(path.nodes.size(), "unit") + " (" + detail::fixed(100 * share, 1) + "% of the makespan); parallelism " +
           detail::fixed(path.parallelism, 2) + " on " + detail::plural(trace.core_count, "core") + ", so " +
           (unusable > 0 ? detail::plural(unusable, "core") + " cannot be used" : std::string("the cores cannot all be kept busy")) +
-          " whatever the placement. Split the chain's longest units: " + listed +
+          " whatever the placement. Split the chain's units that ran while other cores sat idle: " + listed +
           " (paper section 4)",
       cores, 0, a.makespan, chain.empty() ? std::string() : a.site_of(chain.front()), lost));
 }
