@@ -16,6 +16,7 @@ packages=(
   protobuf-compiler                         # protoc: the tests decode the Perfetto protobuf export
   libxml2-utils                             # xmllint: the tests check that the SVG views are XML
   libcli11-dev                              # the command lines of moirai, moirai-calibrate and the apps
+  python3                                   # the doc checks (scripts/walkthrough_figures.py) and bench scripts
   time                                      # GNU time: bench/scale_bench.sh's CPU time and peak memory
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer

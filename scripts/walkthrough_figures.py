@@ -9,7 +9,7 @@ is the steps' makespans and hints above the line, NAME `file:F` is the text file
 fence. The check also reads the prose: in a section headed by steps, e.g. `## (d, e) ...`, every
 quote of a report (a backticked span with a space in it, `...` standing for an omitted part),
 every time in ms, every `unit N` and every share `N.N%` must appear in a report of those steps
-(in the intro, in any step's report); a figure from the paper is written in a sentence that
+(elsewhere, in any step's report or any other text file the commands made); a figure from the paper is written in a sentence that
 names the paper, and that sentence's shares are not checked.
 """
 import re
@@ -107,7 +107,11 @@ def drift(doc: str, made: Path) -> list:
                  if m.group(3) != generated(m.group(2), made)]
         problems.append(f"generated part(s) {', '.join(names)} are stale (bash scripts/walkthrough.sh rewrites them)")
     for steps, prose in prose_sections(doc):
-        reports = flat(" ".join(report(made, s) for s in steps))
+        names = list(steps) + (["h-results-last"] if "h" in steps else [])
+        texts = [report(made, s) for s in names]
+        if steps == STEPS:  # the intro and the sections of no step also quote what replay printed
+            texts += [f.read_text() for f in sorted(made.glob("*.txt")) if not f.name.endswith("-report.txt")]
+        reports = flat(" ".join(texts))
         where = f"section of step(s) {', '.join(steps)}" if steps != STEPS else "the intro"
         text = flat(prose)
         for quote in re.findall(r"`([^`]+)`", text):

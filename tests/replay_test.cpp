@@ -244,5 +244,31 @@ TEST(Replay, RefusesWhatItCannotReplay) {
   EXPECT_EQ(replay::parse_placement(replay::placement_name(replay::Placement::any_core)), replay::Placement::any_core);
 }
 
+// work-of takes the named units' work away and nothing else: on a one-core run the makespan
+// falls by about their work; what a critical-path hint names is what its what-if removes.
+TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
+  const replay::RemovedCause parsed = replay::parse_cause("work-of:7,10");
+  EXPECT_EQ(parsed.cause, replay::Cause::work_of);
+  EXPECT_EQ(parsed.units, (std::vector<std::uint64_t>{7, 10}));
+  EXPECT_EQ(replay::cause_text(parsed), "work-of:7,10");
+  EXPECT_THROW(replay::parse_cause("work-of:"), std::invalid_argument);
+  EXPECT_THROW(replay::parse_cause("work-of:7,"), std::invalid_argument);
+  EXPECT_THROW(replay::parse_cause("work-of"), std::invalid_argument);
+  EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {7}).cause, replay::Cause::work_of);
+  EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {}).cause, replay::Cause::none);
+
+  const trace::Trace recorded = trace::read_trace(kReference + "/c1-p64.mtrace");
+  const trace::Unit* longest = &recorded.units.front();
+  for (const trace::Unit& unit : recorded.units) longest = unit.work() > longest->work() ? &unit : longest;
+  replay::ReplayOptions options = on("sim:1");
+  const double as_is = replay::replay(recorded, options).makespan_seconds;
+  options.removed = {replay::Cause::work_of, {}, {longest->record.unit}};
+  const double without = replay::replay(recorded, options).makespan_seconds;
+  const double work = static_cast<double>(longest->work()) / recorded.clock_hz;
+  EXPECT_NEAR(as_is - without, work, 0.05 * work);
+  options.removed.units = {UINT64_MAX};
+  EXPECT_THROW(replay::replay(recorded, options), replay::ReplayError);
+}
+
 }  // namespace
 }  // namespace moirai::test

@@ -157,6 +157,7 @@ RecordedRun rebuild(const trace::Trace& trace) {
     const auto u = static_cast<std::uint32_t>(run.units.size());
     if (!unit_index.emplace(recorded.record.unit, u).second) continue;  // the reader refuses duplicates
     RecordedUnit& unit = run.units.emplace_back();
+    unit.id = recorded.record.unit;
     unit.vp = vp->second;
     unit.core = recorded.core;
     unit.ended_by = recorded.record.ended_by;

@@ -13,6 +13,7 @@ namespace moirai::replay::detail {
 
 // RecordedUnit is one unit of the recording: what ended it, where, on which core, after how much work.
 struct RecordedUnit {
+  std::uint64_t id = 0;          // the trace's unit id
   std::uint32_t vp = 0;          // index into RecordedRun::vps
   std::uint32_t core = 0;        // the core it ran on
   ConstructKind ended_by = 0;    // the construct kind of the call that ended it

@@ -244,7 +244,7 @@ std::vector<LossCheck> check_losses_by_replay(const moirai::trace::Trace& trace,
   for (const moirai::visualize::Hint& hint : report.hints) {
     LossCheck& check = checks.emplace_back();
     check.hint = &hint;
-    check.cause = moirai::replay::cause_for_rule(hint.rule, hint.site);
+    check.cause = moirai::replay::cause_for_rule(hint.rule, hint.site, hint.units);
     check.claimed_ms = static_cast<double>(hint.lost) / trace.clock_hz * 1e3;
     if (check.cause.cause == moirai::replay::Cause::none) continue;
     check.gained_ms = (as_is - replayed_ms(check.cause)) * static_cast<double>(trace.core_count);
@@ -283,7 +283,8 @@ void print_loss_checks(std::ostream& out, const moirai::trace::Trace& trace, con
     if (c.cause.cause == moirai::replay::Cause::none) {
       line << "; no what-if for this rule yet";
     } else {
-      line << "; --remove-cause " << moirai::replay::cause_text(c.cause) << " gains " << c.gained_ms << ": "
+      const double gained = std::abs(c.gained_ms) < 5e-4 ? 0.0 : c.gained_ms;  // no "-0.000"
+      line << "; --remove-cause " << moirai::replay::cause_text(c.cause) << " gains " << gained << ": "
            << (agree(c) ? "agree" : "disagree");
     }
     out << line.str() << '\n';
@@ -720,7 +721,9 @@ int replay(const std::vector<std::string_view>& args) {
                   "recorded order, each with its recorded work, a unit starting when its VP's previous unit was\n"
                   "handled, every constraint the recording shows on it satisfied (the units that freed it have\n"
                   "ended) and a core free. The runtime's own steps cost what the cost model says; a construct's\n"
-                  "handler the model does not name costs what the recording measured. Rendezvous and typed\n"
+                  "handler the model does not name costs what the recording measured. A unit's recorded work is\n"
+                  "taken back to what it would cost alone (the model's stretch lines and the cores that worked\n"
+                  "beside it), then slowed by the cores working beside it on the target. Rendezvous and typed\n"
                   "messages keep the partners the recording paired, though another machine could have paired\n"
                   "them otherwise. Works on a trace of any language: SSR, VSs, OpenMP, a language of your own.\n"
                   "The replayed run is an ordinary trace (--trace OUT) that every view and 'moirai report' read.");
@@ -746,7 +749,7 @@ int replay(const std::vector<std::string_view>& args) {
   command.cli.add_option("--remove-cause", cause_text,
                          "replay the run with a cause of lost time taken away: lock-contention (the runtime lock never "
                          "makes a core wait), unit-size (the runtime's own steps cost nothing), waking-cores (waking a "
-                         "core costs nothing), work-at:FILE:LINE (the units ending at that call site do no work) or placement "
+                         "core costs nothing), work-at:FILE:LINE (the units ending at that call site do no work), work-of:UNIT[,UNIT...] (those units do no work) or placement "
                          "(no VP pinned, one ready queue every free core takes from)")
       ->type_name("CAUSE");
   command.cli.add_option("-o,--trace", out, "record the replayed run into OUT ('-': standard output)")->type_name("OUT");

@@ -1,14 +1,19 @@
 #!/usr/bin/env bash
-# doc_commands.sh DOC SOURCE_DIR MOIRAI: runs every line of DOC's ```sh blocks, as printed, in a
-# scratch folder that sees the source tree's apps/ and has MOIRAI's folder first on PATH, and
-# fails on the first line that fails (so a doc's commands cannot drift from what works).
+# doc_commands.sh DOC SOURCE_DIR MOIRAI [SECTION]: runs every line of DOC's ```sh blocks (only
+# those under the heading `## SECTION`, when given), as printed, in a scratch folder that sees the
+# source tree's apps/ and docs/ and the build of MOIRAI as build/release/, and has MOIRAI's folder
+# first on PATH; fails on the first line that fails (so a doc's commands cannot drift from what
+# works).
 set -euo pipefail
-doc=$1 source_dir=$2 moirai=$3
+doc=$1 source_dir=$2 moirai=$3 section=${4:-}
 [ -f "$doc" ] || { echo "doc_commands: no such doc: $doc" >&2; exit 2; }
 [ -x "$moirai" ] || { echo "doc_commands: not executable: $moirai" >&2; exit 2; }
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
 ln -s "$source_dir/apps" "$scratch/apps"
+ln -s "$source_dir/docs" "$scratch/docs"
+mkdir -p "$scratch/build"
+ln -s "$(cd "$(dirname "$moirai")/.." && pwd)" "$scratch/build/release"
 export PATH="$(cd "$(dirname "$moirai")" && pwd):$PATH"
 count=0
 while IFS= read -r line; do
@@ -19,6 +24,7 @@ while IFS= read -r line; do
     echo "doc_commands: $doc: this line failed: $line" >&2
     exit 1
   fi
-done < <(awk '/^```sh$/ {inside = 1; next} /^```/ {inside = 0} inside && NF' "$doc")
-[ "$count" -gt 0 ] || { echo "doc_commands: $doc has no sh block" >&2; exit 1; }
+done < <(awk -v section="$section" 'BEGIN {here = (section == "")} /^## / {here = (section == "" || substr($0, 4) == section)}
+  /^```sh$/ {inside = here; next} /^```/ {inside = 0} inside && NF' "$doc")
+[ "$count" -gt 0 ] || { echo "doc_commands: $doc has no sh block${section:+ under ## $section}" >&2; exit 1; }
 echo "doc_commands: $count lines of $doc ran"

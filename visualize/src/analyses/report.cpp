@@ -283,6 +283,7 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
                           {"begin_s", seconds(h.begin)},
                           {"end_s", seconds(h.end)},
                           {"site", h.site},
+                          {"units", h.units},
                           {"lost_core_s", seconds(h.lost)}});
     }
     return list;

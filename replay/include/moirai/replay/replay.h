@@ -52,14 +52,17 @@ enum class Cause {
   waking_cores,     // "waking-cores": waking an idle core costs nothing
   work_at,          // "work-at:FILE:LINE": the units that end at that call site do no work (a
                     // singleton's body, a serial reduction)
+  work_of,          // "work-of:UNIT[,UNIT...]": those units (by the trace's unit ids) do no work (the
+                    // chain's units a critical-path hint says to split)
   placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
                     // recorded placement taken away: cores left unused, a creator crowded)
 };
 
-// RemovedCause is a cause and, for work_at, its call site ("file:line").
+// RemovedCause is a cause and, for work_at, its call site ("file:line"); for work_of, its units.
 struct RemovedCause {
   Cause cause = Cause::none;
   std::string site;
+  std::vector<std::uint64_t> units;
 };
 
 // parse_cause reads a --remove-cause value; throws std::invalid_argument naming the choices.
@@ -67,8 +70,8 @@ RemovedCause parse_cause(std::string_view text);
 // cause_text spells a removed cause as --remove-cause takes it.
 std::string cause_text(const RemovedCause& cause);
 // cause_for_rule is the what-if that takes away what the report's rule `rule` blames, its hint
-// naming call site `site`; Cause::none where replay has none for that rule yet.
-RemovedCause cause_for_rule(std::string_view rule, std::string_view site);
+// naming call site `site` and units `units`; Cause::none where replay has none for that rule yet.
+RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const std::vector<std::uint64_t>& units = {});
 
 // ReplayOptions is the machine a trace is replayed on and how.
 struct ReplayOptions {

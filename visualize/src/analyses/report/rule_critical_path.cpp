@@ -147,7 +147,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   }
   const auto usable = static_cast<std::uint64_t>(std::max(1.0, std::ceil(path.parallelism - 1e-9)));
   const std::uint64_t unusable = usable < trace.core_count ? trace.core_count - usable : 0;
-  out.hints.push_back(make_hint(
+  Hint& hint = out.hints.emplace_back(make_hint(
       "critical-path",
       "the run is bound by its critical path: " + a.ms(path.work) + " of work in a chain of " +
           detail::plural(path.nodes.size(), "unit") + " (" + detail::fixed(100 * share, 1) + "% of the makespan); parallelism " +
@@ -156,6 +156,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
           " whatever the placement. Split the chain's units that ran while other cores sat idle: " + listed +
           " (paper section 4)",
       cores, 0, a.makespan, chain.empty() ? std::string() : a.site_of(chain.front()), lost));
+  for (std::uint32_t u : chain) hint.units.push_back(a.unit(u).record.unit);
 }
 
 }  // namespace

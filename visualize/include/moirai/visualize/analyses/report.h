@@ -44,6 +44,7 @@ struct Hint {
   std::vector<std::uint32_t> cores;  // sorted
   std::uint64_t begin = 0, end = 0;  // ticks from the run's start
   std::string site;
+  std::vector<std::uint64_t> units;  // the units it names for the cure (critical-path: the chain's to split)
   std::uint64_t lost = 0;  // core-ticks of the lost-time partition it claimed (hints are ranked by it)
 };
 
