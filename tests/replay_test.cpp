@@ -244,7 +244,7 @@ TEST(Replay, RefusesWhatItCannotReplay) {
   EXPECT_EQ(replay::parse_placement(replay::placement_name(replay::Placement::any_core)), replay::Placement::any_core);
 }
 
-// work-of takes the named units' work away and nothing else: on a one-core run the makespan
+// work-of takes the named units' work away and nothing else (split shares it out over the cores): on a one-core run the makespan
 // falls by about their work; what a critical-path hint names is what its what-if removes.
 TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
   const replay::RemovedCause parsed = replay::parse_cause("work-of:7,10");
@@ -254,7 +254,11 @@ TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
   EXPECT_THROW(replay::parse_cause("work-of:"), std::invalid_argument);
   EXPECT_THROW(replay::parse_cause("work-of:7,"), std::invalid_argument);
   EXPECT_THROW(replay::parse_cause("work-of"), std::invalid_argument);
-  EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {7}).cause, replay::Cause::work_of);
+  EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {7}).cause, replay::Cause::split);
+  EXPECT_EQ(replay::cause_for_rule("long-serial", "a.cpp:1", {7}).cause, replay::Cause::split);
+  EXPECT_EQ(replay::cause_for_rule("long-serial", "a.cpp:1", {}).cause, replay::Cause::work_at);
+  EXPECT_EQ(replay::cause_text(replay::parse_cause("split:3")), "split:3");
+  EXPECT_THROW(replay::parse_cause("split"), std::invalid_argument);
   EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {}).cause, replay::Cause::none);
 
   const trace::Trace recorded = trace::read_trace(kReference + "/c1-p64.mtrace");
@@ -266,6 +270,9 @@ TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
   const double without = replay::replay(recorded, options).makespan_seconds;
   const double work = static_cast<double>(longest->work()) / recorded.clock_hz;
   EXPECT_NEAR(as_is - without, work, 0.05 * work);
+  // split leaves 1/N of the unit's work: on one core, all of it.
+  options.removed = {replay::Cause::split, {}, {longest->record.unit}};
+  EXPECT_NEAR(replay::replay(recorded, options).makespan_seconds, as_is, 1e-6 * as_is);
   options.removed.units = {UINT64_MAX};
   EXPECT_THROW(replay::replay(recorded, options), replay::ReplayError);
 }

@@ -138,10 +138,16 @@ void grain(ssr::Context& ctx, Variant v, std::size_t iterations, std::uint64_t t
   });
 }
 void grain_too_fine(ssr::Context& ctx, Variant v) { grain(ctx, v, 2000, 400, 250); }
+// The same on 16 cores with units of 150 ticks: too small on any core, and on 16 their constructs
+// also queue for the runtime lock; bigger units cure both.
+void grain_too_fine_16(ssr::Context& ctx, Variant v) { grain(ctx, v, 1000, 150, 50); }
 
-// Runtime lock contention: the same fine grain on 32 cores, where every construct queues for
-// the runtime lock. Fixed: 100 times fewer constructs.
-void lock_contention(ssr::Context& ctx, Variant v) { grain(ctx, v, 300, 100, 0); }
+// Runtime lock contention: units big enough for one core (the runtime's own work per unit is
+// about a tenth of theirs), but so many cores issue constructs at once that the one runtime lock
+// is busy all the time and every construct queues for it. Fixed: 100 times fewer constructs.
+void lock_contention(ssr::Context& ctx, Variant v) { grain(ctx, v, 300, 600, 0); }
+void lock_contention_16(ssr::Context& ctx, Variant v) { grain(ctx, v, 300, 400, 0); }
+void lock_contention_64(ssr::Context& ctx, Variant v) { grain(ctx, v, 300, 1200, 0); }
 
 // A long singleton body (3.4.2's copy-transpose): every worker passes a singleton whose body is
 // 5 units of work; the others wait. Fixed: the same work, split among the workers.
@@ -237,6 +243,47 @@ void serial_reduction(ssr::Context& ctx, Variant v) {
   ctx.end_vp(where);
 }
 
+// Idle bands behind a serial reduction: 4 iterations of a wave of 8 workers that report to main,
+// which then reduces alone for a unit of work while the other 7 cores idle, before it starts the
+// next wave. The critical path runs through every wave and every reduction, but only the
+// reductions leave cores idle: they, not the workers' blocks, are what to split. Fixed: each
+// worker reduces its share before reporting.
+void reduction_bands(ssr::Context& ctx, Variant v) {
+  constexpr std::size_t kIterations = 4;
+  const std::size_t cores = ctx.core_count();
+  const ssr::VpRef self = ctx.self();
+  std::unique_ptr<ssr::Singleton[]> publish(new ssr::Singleton[kIterations]);
+  for (std::size_t it = 0; it < kIterations; ++it) {
+    spawn(ctx, round_robin(cores, cores), [v, self, cores](ssr::Context& c, std::size_t) {
+      work(c, kW + (v == Variant::fixed ? kW / cores : 0));
+      c.send_of_type_to(kDone, self, 1);
+    });
+    for (std::size_t i = 0; i < cores; ++i) (void)ctx.receive_of_type_to(kDone);
+    if (v == Variant::planted) work(ctx, kW);
+    const Where where = Where::current(); expect_site(where);
+    ctx.singleton(publish[it], [] {}, where);  // the reduced result published: ends the reduction's unit
+  }
+}
+
+// Two causes on 2 cores: main prepares alone for 2 units of work while core 1 idles (long
+// serial), then 3 equal pieces leave one core idle at the end (an idle tail of a unit). Fixed:
+// the bigger cause removed, the preparation split in two halves, one per core.
+void two_causes_two_cores(ssr::Context& ctx, Variant v) {
+  const std::size_t cores = ctx.core_count();
+  if (v == Variant::planted) {
+    work(ctx, 2 * kW);
+  } else {
+    const ssr::VpRef self = ctx.self();
+    spawn(ctx, round_robin(cores, cores), [self](ssr::Context& c, std::size_t) {
+      work(c, 2 * kW / 2);
+      c.send_of_type_to(kDone, self, 1);
+    });
+    for (std::size_t i = 0; i < cores; ++i) (void)ctx.receive_of_type_to(kDone);
+  }
+  const Where where = Where::current(); expect_site(where);
+  spawn(ctx, round_robin(3, cores), [](ssr::Context& c, std::size_t) { work(c, kW); }, where);
+}
+
 // Creations that target the creator's own core: all 8 workers on core 0 of 4; the creator is
 // never starved (its core's other VPs are what it made), the other cores are unused. Fixed:
 // spread.
@@ -315,12 +362,17 @@ const std::vector<Scenario>& all() {
       {"idle-tail-collected", "12 equal pieces on 8 cores, reported to core 7", 8, "idle-tail", {4, 5, 6, 7}, "", idle_tail_collected},
       {"idle-tail-two-cores", "3 equal pieces on 2 cores, reported to core 1", 2, "idle-tail", {1}, "", idle_tail_collected},
       {"grain-too-fine", "2000 units of 400 ticks per core", 2, "unit-size", {}, "", grain_too_fine},
-      {"lock-contention", "300 units of 100 ticks per core on 32 cores", 32, "lock-contention", {}, "", lock_contention},
+      {"lock-contention", "300 units of 600 ticks per core on 32 cores", 32, "lock-contention", {}, "", lock_contention},
+      {"grain-too-fine-16", "1000 units of 150 ticks per core on 16 cores", 16, "unit-size", {}, "", grain_too_fine_16},
+      {"lock-contention-16", "300 units of 400 ticks per core on 16 cores", 16, "lock-contention", {}, "", lock_contention_16},
+      {"lock-contention-64", "300 units of 1200 ticks per core on 64 cores", 64, "lock-contention", {}, "", lock_contention_64},
       {"long-singleton", "a singleton body of 5 units of work", 8, "long-serial", {1}, "", long_singleton},
       {"exclusive-late", "the singleton's owner waits behind other work", 16, "exclusive-late", {1}, "", exclusive_late},
       {"idle-bands", "half of wave 1 runs longer; wave 2 waits for it", 8, "idle-band", {4, 5, 6, 7}, "", idle_bands},
       {"wavefront", "an 8 x 8 blocked wavefront on 64 cores", 64, "critical-path", {}, "", wavefront},
       {"serial-reduction", "main reduces 3 units of work alone", 8, "long-serial", {0}, "", serial_reduction},
+      {"reduction-bands", "4 waves on 8 cores, each reduced by main alone", 8, "critical-path", {0}, "", reduction_bands},
+      {"two-causes-two-cores", "a serial start, then 3 pieces on 2 cores", 2, "long-serial", {0}, "idle-tail", two_causes_two_cores},
       {"own-core-creations", "all workers created on the creator's own core", 4, "unused-cores", {1, 2, 3}, "", own_core},
       {"mixed-unused-big", "4 unused cores, a small tail", 8, "unused-cores", {4, 5, 6, 7}, "idle-tail", mixed_unused_big},
       {"mixed-tail-big", "a big tail, one unused core", 16, "idle-tail", {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14}, "unused-cores", mixed_tail_big},

@@ -52,6 +52,7 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::waking_cores, "waking-cores"},
                                     {Cause::work_at, "work-at"},
                                     {Cause::work_of, "work-of"},
+                                    {Cause::split, "split"},
                                     {Cause::placement, "placement"}};
 
 // remove_cause changes the machine and the run so that `cause` costs nothing (placement is
@@ -92,10 +93,13 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
       return;
     }
     case Cause::work_of:
+    case Cause::split:
+      // split: the cure the long-serial and critical-path hints give, the work shared out evenly
+      // over the cores that sat idle beside it, so that 1/N of it stays on the chain.
       for (const std::uint64_t id : cause.units) {
         const auto found = std::find_if(run.units.begin(), run.units.end(), [id](const detail::RecordedUnit& u) { return u.id == id; });
         if (found == run.units.end()) throw ReplayError("the trace has no unit " + std::to_string(id) + " (--remove-cause " + cause_text(cause) + ")");
-        found->work_seconds = 0;
+        found->work_seconds = cause.cause == Cause::split ? found->work_seconds / static_cast<double>(config.topology.cores()) : 0.0;
       }
       return;
   }
@@ -119,15 +123,17 @@ RemovedCause parse_cause(std::string_view text) {
     }
     return {Cause::work_at, std::string(site), {}};
   }
-  if (text.starts_with("work-of:")) {
-    RemovedCause cause{Cause::work_of, {}, {}};
-    std::string_view list = text.substr(8);
+  for (const Cause listed : {Cause::work_of, Cause::split}) {
+    const std::string prefix = std::string(name_of(kCauses, listed)) + ":";
+    if (!text.starts_with(prefix)) continue;
+    RemovedCause cause{listed, {}, {}};
+    std::string_view list = text.substr(prefix.size());
     while (true) {
       const std::string_view id = list.substr(0, list.find(','));
       std::uint64_t unit = 0;
       const auto [end, error] = std::from_chars(id.data(), id.data() + id.size(), unit);
       if (id.empty() || error != std::errc() || end != id.data() + id.size()) {
-        throw std::invalid_argument("--remove-cause " + std::string(text) + ": work-of takes unit ids: work-of:UNIT[,UNIT...]");
+        throw std::invalid_argument("--remove-cause " + std::string(text) + ": " + prefix.substr(0, prefix.size() - 1) + " takes unit ids: " + prefix + "UNIT[,UNIT...]");
       }
       cause.units.push_back(unit);
       if (id.size() == list.size()) break;
@@ -137,14 +143,17 @@ RemovedCause parse_cause(std::string_view text) {
   }
   const Cause cause = parse_choice(kCauses, text, "cause");
   if (cause == Cause::work_at) throw std::invalid_argument("--remove-cause work-at takes a call site: work-at:FILE:LINE");
-  if (cause == Cause::work_of) throw std::invalid_argument("--remove-cause work-of takes unit ids: work-of:UNIT[,UNIT...]");
+  if (cause == Cause::work_of || cause == Cause::split) {
+    const std::string name(name_of(kCauses, cause));
+    throw std::invalid_argument("--remove-cause " + name + " takes unit ids: " + name + ":UNIT[,UNIT...]");
+  }
   return {cause, {}, {}};
 }
 
 std::string cause_text(const RemovedCause& cause) {
   const std::string name(name_of(kCauses, cause.cause));
   if (cause.cause == Cause::work_at) return name + ":" + cause.site;
-  if (cause.cause == Cause::work_of) {
+  if (cause.cause == Cause::work_of || cause.cause == Cause::split) {
     std::string text = name + ":";
     for (std::size_t i = 0; i < cause.units.size(); ++i) text += (i ? "," : "") + std::to_string(cause.units[i]);
     return text;
@@ -153,12 +162,13 @@ std::string cause_text(const RemovedCause& cause) {
 }
 
 RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const std::vector<std::uint64_t>& units) {
-  if (rule == "lock-contention") return {Cause::lock_contention, {}, {}};
-  if (rule == "unit-size") return {Cause::unit_size, {}, {}};
+  // Both claim what fewer construct calls save: the lock waits and the runtime's own steps.
+  if (rule == "lock-contention" || rule == "unit-size") return {Cause::unit_size, {}, {}};
   if (rule == "waking-cores") return {Cause::waking_cores, {}, {}};
   // Both name the serial work at fault; doing none of it bounds what splitting it gains.
+  if (rule == "long-serial" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site), {}};
-  if (rule == "critical-path" && !units.empty()) return {Cause::work_of, {}, units};
+  if (rule == "critical-path" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}, {}};
   return {};
 }

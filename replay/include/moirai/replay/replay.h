@@ -53,7 +53,9 @@ enum class Cause {
   work_at,          // "work-at:FILE:LINE": the units that end at that call site do no work (a
                     // singleton's body, a serial reduction)
   work_of,          // "work-of:UNIT[,UNIT...]": those units (by the trace's unit ids) do no work (the
-                    // chain's units a critical-path hint says to split)
+                    // upper bound of what splitting them gains)
+  split,            // "split:UNIT[,UNIT...]": those units' work shared out evenly over the target's
+                    // cores, 1/N of it left where it ran (the cure long-serial and critical-path give)
   placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
                     // recorded placement taken away: cores left unused, a creator crowded)
 };

@@ -26,6 +26,16 @@ const char* loss_kind_name(LossKind kind) {
   return "?";
 }
 
+bool per_call(LossKind kind) { return is_overhead(kind) && kind != LossKind::lock_wait && kind != LossKind::wake_up; }
+
+std::uint64_t per_unit_overhead(const std::vector<LossEntry>& entries) {
+  std::uint64_t ticks = 0;
+  for (const LossEntry& e : entries) {
+    if (per_call(e.kind)) ticks += e.ticks;
+  }
+  return ticks;
+}
+
 bool is_overhead(LossKind kind) {
   return kind == LossKind::decision || kind == LossKind::communication || kind == LossKind::lock_wait ||
          kind == LossKind::constraint_update || kind == LossKind::create || kind == LossKind::wake_up;

@@ -54,6 +54,14 @@ struct LossEntry {
   std::uint32_t span = kNone;        // idle, run_end: the recorded span (index into Trace::idle), if any
 };
 
+// per_call says whether an overhead kind is the runtime's own work for each construct call: all
+// but lock waits and wake-ups, which calls of any size pay when cores collide or wait.
+bool per_call(LossKind kind);
+// per_unit_overhead sums the per_call kinds: what the units cost the runtime on one core.
+std::uint64_t per_unit_overhead(const std::vector<LossEntry>& entries);
+// kUnitsTooSmall: units are too small when per_unit_overhead exceeds this share of the work.
+inline constexpr double kUnitsTooSmall = 0.20;
+
 // Analysis is the partition and the facts about the run every rule reads.
 struct Analysis {
   const trace::Trace& trace;

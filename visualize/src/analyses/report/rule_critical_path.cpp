@@ -132,11 +132,19 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   for (const auto& [idle, u] : ranked) most = std::max(most, idle);
   const std::uint64_t grain = std::max<std::uint64_t>(1, most / 100);
   std::stable_sort(ranked.begin(), ranked.end(), [grain](const auto& x, const auto& y) { return x.first / grain > y.first / grain; });
-  // At most three, and none far below the first: splitting a unit nobody waited on gains nothing.
+  // The hint names those tied with the first (its what-if takes all their work away) and lists at
+  // most three, none far below the first: splitting a unit nobody waited on gains nothing.
+  std::vector<std::uint64_t> named;
+  for (const auto& [idle, u] : ranked) {
+    if (idle / grain == ranked.front().first / grain) named.push_back(a.unit(u).record.unit);
+  }
   ranked.resize(std::min<std::size_t>(ranked.size(), 3));
   while (ranked.size() > 1 && static_cast<double>(ranked.back().first) < kListedShare * static_cast<double>(ranked.front().first)) ranked.pop_back();
   std::vector<std::uint32_t> chain;
   for (const auto& [idle, u] : ranked) chain.push_back(u);
+  for (std::uint32_t u : chain) {
+    if (std::find(named.begin(), named.end(), a.unit(u).record.unit) == named.end()) named.push_back(a.unit(u).record.unit);
+  }
   std::string listed;
   std::vector<std::uint32_t> cores;
   for (std::uint32_t u : chain) {
@@ -154,9 +162,10 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
           detail::fixed(path.parallelism, 2) + " on " + detail::plural(trace.core_count, "core") + ", so " +
           (unusable > 0 ? detail::plural(unusable, "core") + " cannot be used" : std::string("the cores cannot all be kept busy")) +
           " whatever the placement. Split the chain's units that ran while other cores sat idle: " + listed +
+          (named.size() > chain.size() ? " and " + std::to_string(named.size() - chain.size()) + " more like the first" : std::string()) +
           " (paper section 4)",
       cores, 0, a.makespan, chain.empty() ? std::string() : a.site_of(chain.front()), lost));
-  for (std::uint32_t u : chain) hint.units.push_back(a.unit(u).record.unit);
+  hint.units = std::move(named);
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
 // Lock-bound (paper section 5.3.4: the runtime lock is part of state-update communication, and of
 // the decision to animate when a core must wait for it before the assigner): cores spend much of
-// their overhead waiting for the runtime lock. The loss is the lock wait, wherever it happened;
-// unit-size measures the rest of the overhead, so the two never count the same tick.
+// their overhead waiting for the runtime lock, though the units are not too small for one core
+// (those are unit-size's, waits and all: bigger units cure both). The one lock serves too many
+// cores for this grain. The loss is what fewer construct calls would save: the lock wait,
+// wherever it happened, and the runtime's own work for each call.
 #include "views/text_format.h"
 #include "analyses/report/analysis.h"
 
@@ -18,14 +20,20 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     if (e.kind == LossKind::lock_wait && e.owner == kNone) lock += e.ticks;
   }
   if (overhead == 0 || static_cast<double>(lock) <= kLockShare * static_cast<double>(overhead)) return;
+  if (static_cast<double>(per_unit_overhead(a.entries)) > kUnitsTooSmall * static_cast<double>(a.work)) return;
   std::vector<std::uint32_t> cores;
-  const std::uint64_t lost = ledger.claim_kind(LossKind::lock_wait, cores);
+  const std::uint64_t waited = ledger.claim_kind(LossKind::lock_wait, cores);
+  std::uint64_t own = 0;
+  for (std::size_t i = 0; i < a.entries.size(); ++i) {
+    if (per_call(a.entries[i].kind)) own += ledger.claim(i);
+  }
   out.hints.push_back(make_hint(
       "lock-contention",
-      "waiting for the runtime lock took " + a.ms(lost) + " of core time (" + detail::fixed(100 * a.share(lost), 1) +
+      "waiting for the runtime lock took " + a.ms(waited) + " of core time (" + detail::fixed(100 * a.share(waited), 1) +
           "% of it, " + detail::fixed(100.0 * static_cast<double>(lock) / static_cast<double>(overhead), 1) +
-          "% of the runtime overhead) on " + detail::core_set(cores) + ": too many construct calls at once; do more work per unit (fewer calls), or run on fewer cores",
-      cores, 0, a.makespan, a.busiest_site(), lost));
+          "% of the runtime overhead) on " + detail::core_set(cores) + ", and the constructs' own work " + a.ms(own) +
+          ": too many construct calls at once for one runtime lock; do more work per unit (fewer calls), or run on fewer cores",
+      cores, 0, a.makespan, a.busiest_site(), waited + own));
 }
 
 }  // namespace

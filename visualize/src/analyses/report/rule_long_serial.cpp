@@ -78,6 +78,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   // every idle core-tick of the cores that worked.
   struct Group {
     std::vector<Window> windows;
+    std::vector<std::uint64_t> units;  // the trace's ids of the units that ran alone
     std::uint32_t longest = kNone;
     bool exclusive = false;
   };
@@ -86,6 +87,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     const std::uint32_t unit = piece_unit[i];
     Group& g = groups[{a.unit(unit).record.vp, a.site_of(unit)}];
     g.windows.push_back(pieces[i]);
+    if (g.units.empty() || g.units.back() != a.unit(unit).record.unit) g.units.push_back(a.unit(unit).record.unit);
     if (g.longest == kNone || a.unit(g.longest).work() < a.unit(unit).work()) g.longest = unit;
     g.exclusive = g.exclusive || trace.construct_role(a.unit(unit).record.ended_by) == ConstructRole::exclusive_end;
   }
@@ -111,7 +113,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     }
     std::uint64_t serial = 0;
     for (const Window& s : own) serial += s.end - s.begin;
-    out.hints.push_back(make_hint(
+    Hint& hint = out.hints.emplace_back(make_hint(
         "long-serial",
         "for " + a.ms(serial) + " (" + detail::fixed(100.0 * static_cast<double>(serial) / static_cast<double>(a.makespan), 1) +
             "% of the run, in " + detail::plural(own.size(), "section") + ") only one core animated units while the other cores waited, for " + a.words.vp + " '" +
@@ -120,6 +122,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
             (g.exclusive ? "is a " + section + " body: " + fill(a.words.exclusive_cure, section) : "runs alone: " + a.words.serial_cure) +
             " (paper 3.4, 3.4.6)",
         {u.core}, own.front().begin - a.first, own.front().end - a.first, a.site_of(g.longest), lost));
+    hint.units = g.units;
   }
 }
 

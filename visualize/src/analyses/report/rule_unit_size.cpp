@@ -1,6 +1,8 @@
 // Units too small (paper section 3.4.3, StarSs-style): the runtime's own work per unit, without
-// the lock wait (lock-contention's), is a large share of the units' work. The loss is that
-// overhead; the hint names the call site that ends most units.
+// lock waits, is a large share of the units' work: the units would be too small on one core. The
+// loss is that overhead and, on many cores, the lock waits of their constructs: bigger units
+// remove both (lock-contention is left the waits of units that are not too small). The hint names
+// the call site that ends most units.
 #include <algorithm>
 
 #include "views/text_format.h"
@@ -9,11 +11,6 @@
 namespace moirai::visualize::report {
 namespace {
 
-constexpr double kTooSmall = 0.20;  // overhead without lock wait, of work
-
-// per_unit says whether an overhead kind is paid per unit. Lock waits are lock-contention's and
-// wake-ups are the idle cores': units of any size pay them when cores collide or wait.
-bool per_unit(LossKind kind) { return is_overhead(kind) && kind != LossKind::lock_wait && kind != LossKind::wake_up; }
 
 // mean_work renders the mean work of a unit: units worth this hint are often a few microseconds,
 // which milliseconds at three digits would show as 0.000.
@@ -24,14 +21,14 @@ std::string mean_work(const Analysis& a) {
 }
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
-  std::uint64_t overhead = 0;
-  for (const LossEntry& e : a.entries) {
-    if (per_unit(e.kind)) overhead += e.ticks;
-  }
-  if (a.work == 0 || static_cast<double>(overhead) <= kTooSmall * static_cast<double>(a.work)) return;
-  std::uint64_t lost = 0;
+  const std::uint64_t overhead = per_unit_overhead(a.entries);
+  if (a.work == 0 || static_cast<double>(overhead) <= kUnitsTooSmall * static_cast<double>(a.work)) return;
+  std::uint64_t lost = 0, lock = 0;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
-    if (per_unit(a.entries[i].kind)) lost += ledger.claim(i);
+    if (!per_call(a.entries[i].kind) && a.entries[i].kind != LossKind::lock_wait) continue;
+    const std::uint64_t took = ledger.claim(i);
+    lost += took;
+    if (a.entries[i].kind == LossKind::lock_wait) lock += took;
   }
   const double per_core = static_cast<double>(a.trace.units.size()) / std::max<std::uint32_t>(a.trace.core_count, 1);
   out.hints.push_back(make_hint(
@@ -39,8 +36,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
       "units are too small: the runtime's overhead (without lock wait) is " +
           detail::fixed(100.0 * static_cast<double>(overhead) / static_cast<double>(a.work), 1) + "% of work (" +
           detail::fixed(per_core, 1) + " units per core, mean work " + mean_work(a) +
-          "); " + a.words.unit_size_cure + " (trigger: overhead above " +
-          detail::fixed(kTooSmall * 100, 0) + "% of work)",
+          ")" + (20 * lock >= lost ? ", and their constructs waited " + a.ms(lock) + " for the runtime lock" : std::string()) + "; " +
+          a.words.unit_size_cure + " (trigger: overhead above " + detail::fixed(kUnitsTooSmall * 100, 0) + "% of work)",
       {}, 0, a.makespan, a.busiest_site(), lost));
 }
 
