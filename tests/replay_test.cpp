@@ -259,6 +259,10 @@ TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
   EXPECT_EQ(replay::cause_for_rule("long-serial", "a.cpp:1", {}).cause, replay::Cause::work_at);
   EXPECT_EQ(replay::cause_text(replay::parse_cause("split:3")), "split:3");
   EXPECT_THROW(replay::parse_cause("split"), std::invalid_argument);
+  EXPECT_EQ(replay::cause_text(replay::parse_cause("balance:a.cpp:12")), "balance:a.cpp:12");
+  EXPECT_THROW(replay::parse_cause("balance:a.cpp"), std::invalid_argument);
+  EXPECT_THROW(replay::parse_cause("balance"), std::invalid_argument);
+  EXPECT_EQ(replay::cause_for_rule("idle-tail", "a.cpp:1", {}).cause, replay::Cause::balance);
   EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {}).cause, replay::Cause::none);
 
   const trace::Trace recorded = trace::read_trace(kReference + "/c1-p64.mtrace");

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <map>
 #include <source_location>
 #include <sstream>
 
@@ -53,6 +54,7 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::work_at, "work-at"},
                                     {Cause::work_of, "work-of"},
                                     {Cause::split, "split"},
+                                    {Cause::balance, "balance"},
                                     {Cause::placement, "placement"}};
 
 // remove_cause changes the machine and the run so that `cause` costs nothing (placement is
@@ -82,14 +84,25 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
       costs.handlers.clear();
       config.language_costs = false;  // nor what the recording measured
       return;
-    case Cause::work_at: {
-      std::size_t found = 0;
+    case Cause::work_at:
+    case Cause::balance: {
+      std::vector<detail::RecordedUnit*> at;
       for (detail::RecordedUnit& unit : run.units) {
-        if (std::string(unit.site.file) + ":" + std::to_string(unit.site.line) != cause.site) continue;
-        unit.work_seconds = 0;
-        ++found;
+        if (std::string(unit.site.file) + ":" + std::to_string(unit.site.line) == cause.site) at.push_back(&unit);
       }
-      if (found == 0) throw ReplayError("no unit of the trace ends at " + cause.site + " (--remove-cause work-at:" + cause.site + ")");
+      if (at.empty()) throw ReplayError("no unit of the trace ends at " + cause.site + " (--remove-cause " + cause_text(cause) + ")");
+      if (cause.cause == Cause::work_at) {
+        for (detail::RecordedUnit* unit : at) unit->work_seconds = 0;
+        return;
+      }
+      // Each core that ran such units gets the same share of their work, each unit scaled alike.
+      std::map<std::uint32_t, double> per_core;
+      double total = 0;
+      for (const detail::RecordedUnit* unit : at) per_core[unit->core] += unit->work_seconds, total += unit->work_seconds;
+      const double share = total / static_cast<double>(per_core.size());
+      for (detail::RecordedUnit* unit : at) {
+        if (per_core[unit->core] > 0) unit->work_seconds *= share / per_core[unit->core];
+      }
       return;
     }
     case Cause::work_of:
@@ -114,14 +127,16 @@ Placement language_placement(const trace::Trace& trace) {
 }  // namespace
 
 RemovedCause parse_cause(std::string_view text) {
-  if (text.starts_with("work-at:")) {
-    const std::string_view site = text.substr(8);
+  for (const Cause sited : {Cause::work_at, Cause::balance}) {
+    const std::string prefix = std::string(name_of(kCauses, sited)) + ":";
+    if (!text.starts_with(prefix)) continue;
+    const std::string_view site = text.substr(prefix.size());
     const std::size_t colon = site.rfind(':');
     if (colon == std::string_view::npos || colon == 0 || colon + 1 == site.size() ||
         site.find_first_not_of("0123456789", colon + 1) != std::string_view::npos) {
-      throw std::invalid_argument("--remove-cause " + std::string(text) + ": work-at takes a call site FILE:LINE");
+      throw std::invalid_argument("--remove-cause " + std::string(text) + ": " + prefix.substr(0, prefix.size() - 1) + " takes a call site FILE:LINE");
     }
-    return {Cause::work_at, std::string(site), {}};
+    return {sited, std::string(site), {}};
   }
   for (const Cause listed : {Cause::work_of, Cause::split}) {
     const std::string prefix = std::string(name_of(kCauses, listed)) + ":";
@@ -142,7 +157,10 @@ RemovedCause parse_cause(std::string_view text) {
     return cause;
   }
   const Cause cause = parse_choice(kCauses, text, "cause");
-  if (cause == Cause::work_at) throw std::invalid_argument("--remove-cause work-at takes a call site: work-at:FILE:LINE");
+  if (cause == Cause::work_at || cause == Cause::balance) {
+    const std::string name(name_of(kCauses, cause));
+    throw std::invalid_argument("--remove-cause " + name + " takes a call site: " + name + ":FILE:LINE");
+  }
   if (cause == Cause::work_of || cause == Cause::split) {
     const std::string name(name_of(kCauses, cause));
     throw std::invalid_argument("--remove-cause " + name + " takes unit ids: " + name + ":UNIT[,UNIT...]");
@@ -152,7 +170,7 @@ RemovedCause parse_cause(std::string_view text) {
 
 std::string cause_text(const RemovedCause& cause) {
   const std::string name(name_of(kCauses, cause.cause));
-  if (cause.cause == Cause::work_at) return name + ":" + cause.site;
+  if (cause.cause == Cause::work_at || cause.cause == Cause::balance) return name + ":" + cause.site;
   if (cause.cause == Cause::work_of || cause.cause == Cause::split) {
     std::string text = name + ":";
     for (std::size_t i = 0; i < cause.units.size(); ++i) text += (i ? "," : "") + std::to_string(cause.units[i]);
@@ -169,6 +187,7 @@ RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const 
   if (rule == "long-serial" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site), {}};
   if (rule == "critical-path" && !units.empty()) return {Cause::split, {}, units};
+  if (rule == "idle-tail" && !site.empty()) return {Cause::balance, std::string(site), {}};
   if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}, {}};
   return {};
 }

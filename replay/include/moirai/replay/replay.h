@@ -56,11 +56,14 @@ enum class Cause {
                     // upper bound of what splitting them gains)
   split,            // "split:UNIT[,UNIT...]": those units' work shared out evenly over the target's
                     // cores, 1/N of it left where it ran (the cure long-serial and critical-path give)
+  balance,          // "balance:FILE:LINE": the work of the units that end at that call site evened
+                    // out over the cores that ran them (a wave that fills every core: idle-tail's cure)
   placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
                     // recorded placement taken away: cores left unused, a creator crowded)
 };
 
-// RemovedCause is a cause and, for work_at, its call site ("file:line"); for work_of, its units.
+// RemovedCause is a cause and, for work_at and balance, its call site ("file:line"); for work_of
+// and split, its units.
 struct RemovedCause {
   Cause cause = Cause::none;
   std::string site;
