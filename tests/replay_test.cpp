@@ -263,6 +263,10 @@ TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
   EXPECT_THROW(replay::parse_cause("balance:a.cpp"), std::invalid_argument);
   EXPECT_THROW(replay::parse_cause("balance"), std::invalid_argument);
   EXPECT_EQ(replay::cause_for_rule("idle-tail", "a.cpp:1", {}).cause, replay::Cause::balance);
+  const replay::RemovedCause behind = replay::parse_cause("balance:17");
+  EXPECT_EQ(behind.units, (std::vector<std::uint64_t>{17}));
+  EXPECT_EQ(replay::cause_text(behind), "balance:17");
+  EXPECT_EQ(replay::cause_for_rule("idle-band", "a.cpp:1", {17}).units, (std::vector<std::uint64_t>{17}));
   EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {}).cause, replay::Cause::none);
 
   const trace::Trace recorded = trace::read_trace(kReference + "/c1-p64.mtrace");

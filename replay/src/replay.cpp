@@ -86,9 +86,17 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
       return;
     case Cause::work_at:
     case Cause::balance: {
+      const auto site_of = [](const detail::RecordedUnit& unit) { return std::string(unit.site.file) + ":" + std::to_string(unit.site.line); };
+      std::string site = cause.site;
+      if (site.empty() && !cause.units.empty()) {  // balance:UNIT
+        const std::uint64_t id = cause.units.front();
+        const auto found = std::find_if(run.units.begin(), run.units.end(), [id](const detail::RecordedUnit& u) { return u.id == id; });
+        if (found == run.units.end()) throw ReplayError("the trace has no unit " + std::to_string(id) + " (--remove-cause " + cause_text(cause) + ")");
+        site = site_of(*found);
+      }
       std::vector<detail::RecordedUnit*> at;
       for (detail::RecordedUnit& unit : run.units) {
-        if (std::string(unit.site.file) + ":" + std::to_string(unit.site.line) == cause.site) at.push_back(&unit);
+        if (site_of(unit) == site) at.push_back(&unit);
       }
       if (at.empty()) throw ReplayError("no unit of the trace ends at " + cause.site + " (--remove-cause " + cause_text(cause) + ")");
       if (cause.cause == Cause::work_at) {
@@ -131,6 +139,10 @@ RemovedCause parse_cause(std::string_view text) {
     const std::string prefix = std::string(name_of(kCauses, sited)) + ":";
     if (!text.starts_with(prefix)) continue;
     const std::string_view site = text.substr(prefix.size());
+    std::uint64_t unit = 0;
+    if (sited == Cause::balance && std::from_chars(site.data(), site.data() + site.size(), unit).ptr == site.data() + site.size() && !site.empty()) {
+      return {sited, {}, {unit}};  // balance:UNIT: at the call site where that unit ended
+    }
     const std::size_t colon = site.rfind(':');
     if (colon == std::string_view::npos || colon == 0 || colon + 1 == site.size() ||
         site.find_first_not_of("0123456789", colon + 1) != std::string_view::npos) {
@@ -170,8 +182,8 @@ RemovedCause parse_cause(std::string_view text) {
 
 std::string cause_text(const RemovedCause& cause) {
   const std::string name(name_of(kCauses, cause.cause));
-  if (cause.cause == Cause::work_at || cause.cause == Cause::balance) return name + ":" + cause.site;
-  if (cause.cause == Cause::work_of || cause.cause == Cause::split) {
+  if ((cause.cause == Cause::work_at || cause.cause == Cause::balance) && !cause.site.empty()) return name + ":" + cause.site;
+  if (cause.cause == Cause::work_of || cause.cause == Cause::split || cause.cause == Cause::balance) {
     std::string text = name + ":";
     for (std::size_t i = 0; i < cause.units.size(); ++i) text += (i ? "," : "") + std::to_string(cause.units[i]);
     return text;
@@ -188,6 +200,7 @@ RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const 
   if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site), {}};
   if (rule == "critical-path" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "idle-tail" && !site.empty()) return {Cause::balance, std::string(site), {}};
+  if (rule == "idle-band" && !units.empty()) return {Cause::balance, {}, {units.front()}};
   if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}, {}};
   return {};
 }

@@ -84,12 +84,23 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     }
   }
   const Window& longest = bands[order.front()];
-  out.hints.push_back(make_hint(
+  // The unit the longest band waited behind: the longest that worked through it on a core that
+  // did not idle. Its wave, evened out over the cores, is what the what-if tries (balance).
+  std::uint32_t behind = kNone;
+  for (std::uint32_t core = 0; core < a.units_on_core.size(); ++core) {
+    if (std::find(longest_cores.begin(), longest_cores.end(), core) != longest_cores.end()) continue;
+    for (std::uint32_t u : a.units_on_core[core]) {
+      const trace::UnitRecord& r = a.unit(u).record;
+      if (r.begin < longest.end && longest.begin < r.end && (behind == kNone || a.unit(u).work() > a.unit(behind).work())) behind = u;
+    }
+  }
+  Hint& hint = out.hints.emplace_back(make_hint(
       "idle-band",
       detail::plural(bands.size(), "idle band") + " between waves of units (at least " + std::to_string(band_cores) +
           " cores idle at once), longest first: " + listed +
           ". The next wave became ready late: make its units ready sooner (create them earlier or on a dedicated core), or choose a unit size whose waves fill the cores (paper 3.4.2, 3.4.3)",
       longest_cores, longest.begin - a.first, longest.end - a.first, site, lost));
+  if (behind != kNone) hint.units = {a.unit(behind).record.unit};
 }
 
 }  // namespace
