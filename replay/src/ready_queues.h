@@ -16,9 +16,15 @@ class ReadyQueues {
  public:
   explicit ReadyQueues(std::size_t cores) : own_(cores) {}
 
-  // push queues `vp` for `core` (kAnyCore: the shared queue) and returns `core`.
-  CoreId push(proto::VirtualProcessor& vp, CoreId core) {
-    (core == kAnyCore ? shared_ : own_[core]).push_back(&vp);
+  // push queues `vp` for `core` (kAnyCore: the shared queue), at the front when `first`, and
+  // returns `core`.
+  CoreId push(proto::VirtualProcessor& vp, CoreId core, bool first = false) {
+    std::deque<proto::VirtualProcessor*>& queue = core == kAnyCore ? shared_ : own_[core];
+    if (first) {
+      queue.push_front(&vp);
+    } else {
+      queue.push_back(&vp);
+    }
     return core;
   }
   // pop takes the next VP for `core`, or nullptr when it has none.

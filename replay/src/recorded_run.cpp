@@ -161,6 +161,7 @@ RecordedRun rebuild(const trace::Trace& trace) {
     unit.vp = vp->second;
     unit.core = recorded.core;
     unit.ended_by = recorded.record.ended_by;
+    unit.exclusive_body = trace.construct_role(recorded.record.ended_by) == ConstructRole::exclusive_end;
     if (auto site = trace.sites.find(recorded.record.site); site != trace.sites.end()) {
       unit.site = CallSite{site->second.file.c_str(), site->second.line, site->second.function.c_str()};
     }

@@ -20,6 +20,7 @@ struct RecordedUnit {
   CallSite site;                 // that call's site (strings owned by the trace)
   double work_seconds = 0;       // its work span less what the OS took
   double busy_beside = 0;        // how many other cores worked, on average, during its work span
+  bool exclusive_body = false;   // an exclusive section's body: the call that ended it left the section
   std::uint32_t constraints = 0; // how many constraints must be satisfied before it may start
   std::uint32_t first_out = 0;   // its constraints on other units: RecordedRun::out[first_out ..
   std::uint32_t out_count = 0;   //   first_out + out_count)
@@ -52,6 +53,7 @@ struct RecordedRun {
   double makespan_seconds = 0;          // the recording's
   std::vector<double> handler_seconds;  // by construct kind: its handlers' median (-1: never ran)
   std::vector<std::string> notes;       // what was left out of the recording, and why
+  bool exclusive_first = false;         // a ready exclusive body goes ahead of its core's queue
 
   // first_of says whether unit `u` is its VP's first.
   bool first_of(std::uint32_t u) const { return vps[units[u].vp].units.front() == u; }

@@ -55,6 +55,7 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::work_of, "work-of"},
                                     {Cause::split, "split"},
                                     {Cause::balance, "balance"},
+                                    {Cause::exclusive_first, "exclusive-first"},
                                     {Cause::placement, "placement"}};
 
 // remove_cause changes the machine and the run so that `cause` costs nothing (placement is
@@ -113,6 +114,9 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
       }
       return;
     }
+    case Cause::exclusive_first:
+      run.exclusive_first = true;
+      return;
     case Cause::work_of:
     case Cause::split:
       // split: the cure the long-serial and critical-path hints give, the work shared out evenly
@@ -200,6 +204,7 @@ RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const 
   if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site), {}};
   if (rule == "critical-path" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "idle-tail" && !site.empty()) return {Cause::balance, std::string(site), {}};
+  if (rule == "exclusive-late") return {Cause::exclusive_first, {}, {}};
   if (rule == "idle-band" && !units.empty()) return {Cause::balance, {}, {units.front()}};
   if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}, {}};
   return {};

@@ -166,7 +166,8 @@ CoreId ReplayLanguage::on_ready(proto::VirtualProcessor& vp) {
   } else if (placement_ == Placement::last_core) {
     core = vp.last_core() != kAnyCore ? vp.last_core() : on_target(static_cast<CoreId>(next_core_++));
   }
-  return queues_.push(vp, core);
+  const bool body = state.position < recorded.units.size() && run_.units[recorded.units[state.position]].exclusive_body;
+  return queues_.push(vp, core, run_.exclusive_first && body);
 }
 
 proto::VirtualProcessor* ReplayLanguage::next_for(CoreId core) { return queues_.pop(core); }

@@ -58,6 +58,8 @@ enum class Cause {
                     // cores, 1/N of it left where it ran (the cure long-serial and critical-path give)
   balance,          // "balance:FILE:LINE": the work of the units that end at that call site evened
                     // out over the cores that ran them (a wave that fills every core: idle-tail's cure)
+  exclusive_first,  // "exclusive-first": an exclusive section's body, once ready, runs before the
+                    // other ready VPs of its core (exclusive-late's cure: the owner not kept waiting)
   placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
                     // recorded placement taken away: cores left unused, a creator crowded)
 };
