@@ -58,6 +58,42 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::exclusive_first, "exclusive-first"},
                                     {Cause::placement, "placement"}};
 
+// balance makes the wave of units `at` fill every core that ran them, as a count of pieces that
+// fills the cores would: the pieces a core ran beyond the number every core ran (the last wave's,
+// which left the others idle) do no work, and theirs goes to the others in proportion to their
+// own; where every core ran as many, each core's total is evened out (longer and shorter pieces).
+// Units without work (a creator's calls at the same site) are not pieces.
+void balance(const std::vector<detail::RecordedUnit*>& at) {
+  std::map<std::uint32_t, std::vector<detail::RecordedUnit*>> by_core;  // in the recorded order
+  double total = 0;
+  for (detail::RecordedUnit* unit : at) {
+    if (unit->work_seconds <= 0) continue;
+    by_core[unit->core].push_back(unit);
+    total += unit->work_seconds;
+  }
+  if (by_core.empty()) return;
+  std::size_t fewest = SIZE_MAX;
+  for (const auto& [core, pieces] : by_core) fewest = std::min(fewest, pieces.size());
+  double kept = 0;
+  bool folded = false;
+  for (auto& [core, pieces] : by_core) {
+    for (std::size_t i = 0; i < pieces.size(); ++i) {
+      if (i < fewest) {
+        kept += pieces[i]->work_seconds;
+      } else {
+        pieces[i]->work_seconds = 0;
+        folded = true;
+      }
+    }
+  }
+  for (auto& [core, pieces] : by_core) {
+    double own = 0;
+    for (std::size_t i = 0; i < fewest; ++i) own += pieces[i]->work_seconds;
+    const double scale = folded ? total / kept : total / static_cast<double>(by_core.size()) / own;
+    for (std::size_t i = 0; i < fewest; ++i) pieces[i]->work_seconds *= scale;
+  }
+}
+
 // remove_cause changes the machine and the run so that `cause` costs nothing (placement is
 // chosen by replay itself).
 void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::RecordedRun& run) {
@@ -104,14 +140,7 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
         for (detail::RecordedUnit* unit : at) unit->work_seconds = 0;
         return;
       }
-      // Each core that ran such units gets the same share of their work, each unit scaled alike.
-      std::map<std::uint32_t, double> per_core;
-      double total = 0;
-      for (const detail::RecordedUnit* unit : at) per_core[unit->core] += unit->work_seconds, total += unit->work_seconds;
-      const double share = total / static_cast<double>(per_core.size());
-      for (detail::RecordedUnit* unit : at) {
-        if (per_core[unit->core] > 0) unit->work_seconds *= share / per_core[unit->core];
-      }
+      balance(at);
       return;
     }
     case Cause::exclusive_first:
