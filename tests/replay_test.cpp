@@ -265,6 +265,9 @@ TEST(Replay, WorkOfTakesAwayTheNamedUnitsWork) {
   EXPECT_EQ(replay::cause_for_rule("idle-tail", "a.cpp:1", {}).cause, replay::Cause::balance);
   EXPECT_EQ(replay::cause_for_rule("exclusive-late", "a.cpp:1", {}).cause, replay::Cause::exclusive_first);
   EXPECT_EQ(replay::parse_cause("exclusive-first").cause, replay::Cause::exclusive_first);
+  EXPECT_EQ(replay::cause_text(replay::parse_cause("unchain:send_of_type_to")), "unchain:send_of_type_to");
+  EXPECT_THROW(replay::parse_cause("unchain"), std::invalid_argument);
+  EXPECT_EQ(replay::cause_for_rule("critical-path", "a.cpp:1", {7}, "send_of_type_to").cause, replay::Cause::unchain);
   const replay::RemovedCause behind = replay::parse_cause("balance:17");
   EXPECT_EQ(behind.units, (std::vector<std::uint64_t>{17}));
   EXPECT_EQ(replay::cause_text(behind), "balance:17");

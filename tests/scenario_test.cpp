@@ -126,7 +126,7 @@ TEST_P(ScenarioWhatIf, ReplayWithoutTheCauseGainsWhatTheFixGains) {
   const Recorded fixed = record(s, scenarios::Variant::fixed);
   ASSERT_FALSE(planted.report.hints.empty()) << s.name << describe(planted.report);
   const visualize::Hint& first = planted.report.hints.front();
-  const replay::RemovedCause cause = replay::cause_for_rule(first.rule, first.site, first.units);
+  const replay::RemovedCause cause = replay::cause_for_rule(first.rule, first.site, first.units, first.construct);
   ASSERT_NE(cause.cause, replay::Cause::none) << s.name << ": no what-if for " << first.rule;
   replay::ReplayOptions options;
   options.machine = proto::SimTopology{1, s.cores};
@@ -145,7 +145,7 @@ TEST_P(ScenarioWhatIf, ReplayWithoutTheCauseGainsWhatTheFixGains) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Suite, ScenarioWhatIf,
-                         ::testing::Values("lock-contention", "long-singleton", "serial-reduction", "grain-too-fine", "grain-too-fine-16", "lock-contention-16", "lock-contention-64", "reduction-bands", "two-causes-two-cores", "idle-tail", "idle-tail-collected", "idle-tail-two-cores", "mixed-tail-big", "idle-bands", "mixed-starvation-big", "exclusive-late", "mixed-tail-over-starvation",
+                         ::testing::Values("lock-contention", "long-singleton", "serial-reduction", "grain-too-fine", "grain-too-fine-16", "lock-contention-16", "lock-contention-64", "reduction-bands", "two-causes-two-cores", "idle-tail", "idle-tail-collected", "idle-tail-two-cores", "mixed-tail-big", "idle-bands", "mixed-starvation-big", "exclusive-late", "mixed-tail-over-starvation", "wavefront",
                                            "unused-cores", "own-core-creations", "creator-starvation", "mixed-unused-big"),
                          [](const auto& param_info) {
                            std::string name = param_info.param;

@@ -31,6 +31,7 @@ struct RecordedConstraint {
   std::uint32_t to = 0;
   ConstructKind construct = 0;
   std::uint64_t match = 0;  // shared by both arcs of one recorded rendezvous (0: none)
+  bool dropped = false;     // taken away by a what-if (unchain): it frees nothing
 };
 
 // RecordedVp is one VP: its name, the core it was pinned to, its units in the order it ran them.

@@ -56,6 +56,7 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::split, "split"},
                                     {Cause::balance, "balance"},
                                     {Cause::exclusive_first, "exclusive-first"},
+                                    {Cause::unchain, "unchain"},
                                     {Cause::placement, "placement"}};
 
 // balance makes the wave of units `at` fill every core that ran them, as a count of pieces that
@@ -96,7 +97,7 @@ void balance(const std::vector<detail::RecordedUnit*>& at) {
 
 // remove_cause changes the machine and the run so that `cause` costs nothing (placement is
 // chosen by replay itself).
-void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::RecordedRun& run) {
+void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::SimConfig& config, detail::RecordedRun& run) {
   proto::CostModel& costs = config.costs;
   const auto no_lock = [&] {
     costs.lock = costs.lock_handoff = costs.lock_contended = 0;
@@ -146,6 +147,18 @@ void remove_cause(const RemovedCause& cause, proto::SimConfig& config, detail::R
     case Cause::exclusive_first:
       run.exclusive_first = true;
       return;
+    case Cause::unchain: {
+      std::size_t found = 0;
+      for (detail::RecordedConstraint& c : run.out) {
+        if (c.dropped || trace.construct_name(c.construct) != cause.site) continue;
+        c.dropped = true;
+        --run.units[c.to].constraints;
+        ++found;
+      }
+      if (found == 0) throw ReplayError("the trace has no constraint of " + cause.site + " (--remove-cause " + cause_text(cause) + ")");
+      for (detail::RecordedVp& vp : run.vps) vp.at_start = !vp.units.empty() && run.units[vp.units.front()].constraints == 0;
+      return;
+    }
     case Cause::work_of:
     case Cause::split:
       // split: the cure the long-serial and critical-path hints give, the work shared out evenly
@@ -201,11 +214,13 @@ RemovedCause parse_cause(std::string_view text) {
     }
     return cause;
   }
+  if (text.starts_with("unchain:") && text.size() > 8) return {Cause::unchain, std::string(text.substr(8)), {}};
   const Cause cause = parse_choice(kCauses, text, "cause");
   if (cause == Cause::work_at || cause == Cause::balance) {
     const std::string name(name_of(kCauses, cause));
     throw std::invalid_argument("--remove-cause " + name + " takes a call site: " + name + ":FILE:LINE");
   }
+  if (cause == Cause::unchain) throw std::invalid_argument("--remove-cause unchain takes a construct's name: unchain:CONSTRUCT");
   if (cause == Cause::work_of || cause == Cause::split) {
     const std::string name(name_of(kCauses, cause));
     throw std::invalid_argument("--remove-cause " + name + " takes unit ids: " + name + ":UNIT[,UNIT...]");
@@ -215,7 +230,7 @@ RemovedCause parse_cause(std::string_view text) {
 
 std::string cause_text(const RemovedCause& cause) {
   const std::string name(name_of(kCauses, cause.cause));
-  if ((cause.cause == Cause::work_at || cause.cause == Cause::balance) && !cause.site.empty()) return name + ":" + cause.site;
+  if ((cause.cause == Cause::work_at || cause.cause == Cause::balance || cause.cause == Cause::unchain) && !cause.site.empty()) return name + ":" + cause.site;
   if (cause.cause == Cause::work_of || cause.cause == Cause::split || cause.cause == Cause::balance) {
     std::string text = name + ":";
     for (std::size_t i = 0; i < cause.units.size(); ++i) text += (i ? "," : "") + std::to_string(cause.units[i]);
@@ -224,13 +239,15 @@ std::string cause_text(const RemovedCause& cause) {
   return name;
 }
 
-RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const std::vector<std::uint64_t>& units) {
+RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const std::vector<std::uint64_t>& units,
+                            std::string_view construct) {
   // Both claim what fewer construct calls save: the lock waits and the runtime's own steps.
   if (rule == "lock-contention" || rule == "unit-size") return {Cause::unit_size, {}, {}};
   if (rule == "waking-cores") return {Cause::waking_cores, {}, {}};
   // Both name the serial work at fault; doing none of it bounds what splitting it gains.
   if (rule == "long-serial" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "long-serial" && !site.empty()) return {Cause::work_at, std::string(site), {}};
+  if (rule == "critical-path" && !construct.empty()) return {Cause::unchain, std::string(construct), {}};
   if (rule == "critical-path" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "idle-tail" && !site.empty()) return {Cause::balance, std::string(site), {}};
   if (rule == "exclusive-late") return {Cause::exclusive_first, {}, {}};
@@ -281,7 +298,7 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
     result.notes.push_back(said.str());
   }
   config.language_costs = true;            // handlers the model does not name cost what was measured
-  remove_cause(options.removed, config, run);
+  remove_cause(options.removed, recorded, config, run);
   proto::SimMachine machine(config);
   if (result.pinning == Pinning::automatic) {
     result.pinning = recorded.core_count == machine.core_count() ? Pinning::keep : Pinning::spread;

@@ -108,6 +108,7 @@ void ReplayLanguage::reach(VpState& state, std::uint32_t unit, proto::RuntimeSer
 
 void ReplayLanguage::satisfy(const RecordedConstraint& constraint, UnitId from, const CallSite& site,
                              proto::RuntimeServices& services) {
+  if (constraint.dropped) return;
   std::uint64_t match = 0;
   if (constraint.match != 0) {
     auto found = matches_.find(constraint.match);

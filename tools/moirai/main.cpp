@@ -244,7 +244,7 @@ std::vector<LossCheck> check_losses_by_replay(const moirai::trace::Trace& trace,
   for (const moirai::visualize::Hint& hint : report.hints) {
     LossCheck& check = checks.emplace_back();
     check.hint = &hint;
-    check.cause = moirai::replay::cause_for_rule(hint.rule, hint.site, hint.units);
+    check.cause = moirai::replay::cause_for_rule(hint.rule, hint.site, hint.units, hint.construct);
     check.claimed_ms = static_cast<double>(hint.lost) / trace.clock_hz * 1e3;
     if (check.cause.cause == moirai::replay::Cause::none) continue;
     check.gained_ms = (as_is - replayed_ms(check.cause)) * static_cast<double>(trace.core_count);
@@ -749,7 +749,7 @@ int replay(const std::vector<std::string_view>& args) {
   command.cli.add_option("--remove-cause", cause_text,
                          "replay the run with a cause of lost time taken away: lock-contention (the runtime lock never "
                          "makes a core wait), unit-size (the runtime's own steps cost nothing), waking-cores (waking a "
-                         "core costs nothing), work-at:FILE:LINE (the units ending at that call site do no work), work-of:UNIT[,UNIT...] (those units do no work), split:UNIT[,UNIT...] (those units' work shared out over the cores), balance:FILE:LINE or balance:UNIT (the units ending there, or where that unit ended, made a wave that fills their cores), exclusive-first (an exclusive section's body runs before the other VPs ready on its core) or placement "
+                         "core costs nothing), work-at:FILE:LINE (the units ending at that call site do no work), work-of:UNIT[,UNIT...] (those units do no work), split:UNIT[,UNIT...] (those units' work shared out over the cores), balance:FILE:LINE or balance:UNIT (the units ending there, or where that unit ended, made a wave that fills their cores), exclusive-first (an exclusive section's body runs before the other VPs ready on its core), unchain:CONSTRUCT (the constraints that construct recorded free nothing) or placement "
                          "(no VP pinned, one ready queue every free core takes from)")
       ->type_name("CAUSE");
   command.cli.add_option("-o,--trace", out, "record the replayed run into OUT ('-': standard output)")->type_name("OUT");

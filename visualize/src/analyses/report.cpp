@@ -284,6 +284,7 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
                           {"end_s", seconds(h.end)},
                           {"site", h.site},
                           {"units", h.units},
+                          {"construct", h.construct},
                           {"lost_core_s", seconds(h.lost)}});
     }
     return list;

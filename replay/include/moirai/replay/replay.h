@@ -58,14 +58,16 @@ enum class Cause {
                     // cores, 1/N of it left where it ran (the cure long-serial and critical-path give)
   balance,          // "balance:FILE:LINE": the work of the units that end at that call site evened
                     // out over the cores that ran them (a wave that fills every core: idle-tail's cure)
+  unchain,          // "unchain:CONSTRUCT": the constraints that construct recorded free nothing: the
+                    // units they freed wait only for their VP's previous unit (a dependence removed)
   exclusive_first,  // "exclusive-first": an exclusive section's body, once ready, runs before the
                     // other ready VPs of its core (exclusive-late's cure: the owner not kept waiting)
   placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
                     // recorded placement taken away: cores left unused, a creator crowded)
 };
 
-// RemovedCause is a cause and, for work_at and balance, its call site ("file:line"); for work_of
-// and split, its units.
+// RemovedCause is a cause and, for work_at and balance, its call site ("file:line"), for unchain
+// its construct's name; for work_of and split, its units.
 struct RemovedCause {
   Cause cause = Cause::none;
   std::string site;
@@ -77,8 +79,10 @@ RemovedCause parse_cause(std::string_view text);
 // cause_text spells a removed cause as --remove-cause takes it.
 std::string cause_text(const RemovedCause& cause);
 // cause_for_rule is the what-if that takes away what the report's rule `rule` blames, its hint
-// naming call site `site` and units `units`; Cause::none where replay has none for that rule yet.
-RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const std::vector<std::uint64_t>& units = {});
+// naming call site `site`, units `units` and the dependence `construct` that binds its chain;
+// Cause::none where replay has none for that rule yet.
+RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const std::vector<std::uint64_t>& units = {},
+                            std::string_view construct = {});
 
 // ReplayOptions is the machine a trace is replayed on and how.
 struct ReplayOptions {

@@ -360,7 +360,7 @@ Hint make_hint(const std::string& rule, std::string message, std::vector<std::ui
                std::uint64_t end, std::string site, std::uint64_t lost) {
   std::sort(cores.begin(), cores.end());
   cores.erase(std::unique(cores.begin(), cores.end()), cores.end());
-  return Hint{rule, std::move(message), std::move(cores), begin, end, std::move(site), {}, lost};
+  return Hint{rule, std::move(message), std::move(cores), begin, end, std::move(site), {}, {}, lost};
 }
 
 }  // namespace moirai::visualize::report

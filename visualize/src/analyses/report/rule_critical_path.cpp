@@ -22,6 +22,7 @@ namespace moirai::visualize::report {
 namespace {
 
 constexpr double kParallelismShare = 0.80; // parallelism of the core count
+constexpr std::uint64_t kMinCrossings = 3;  // a chain's crossings between VPs by one dependence
 constexpr double kListedShare = 0.10;       // a unit listed to split: of the listed first one's idle beside it
 
 // IdleBeside integrates how many cores sat idle over time, so that the idle core time beside any
@@ -132,18 +133,33 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   for (const auto& [idle, u] : ranked) most = std::max(most, idle);
   const std::uint64_t grain = std::max<std::uint64_t>(1, most / 100);
   std::stable_sort(ranked.begin(), ranked.end(), [grain](const auto& x, const auto& y) { return x.first / grain > y.first / grain; });
-  // The hint names those tied with the first (its what-if takes all their work away) and lists at
+  // The hint names those tied with the first (its what-if shares their work out) and lists at
   // most three, none far below the first: splitting a unit nobody waited on gains nothing.
   std::vector<std::uint64_t> named;
+  std::uint64_t idle_all = 0, idle_named = 0;
   for (const auto& [idle, u] : ranked) {
-    if (idle / grain == ranked.front().first / grain) named.push_back(a.unit(u).record.unit);
+    idle_all += idle;
+    if (idle / grain == ranked.front().first / grain) named.push_back(a.unit(u).record.unit), idle_named += idle;
   }
   ranked.resize(std::min<std::size_t>(ranked.size(), 3));
   while (ranked.size() > 1 && static_cast<double>(ranked.back().first) < kListedShare * static_cast<double>(ranked.front().first)) ranked.pop_back();
   std::vector<std::uint32_t> chain;
   for (const auto& [idle, u] : ranked) chain.push_back(u);
-  for (std::uint32_t u : chain) {
-    if (std::find(named.begin(), named.end(), a.unit(u).record.unit) == named.end()) named.push_back(a.unit(u).record.unit);
+  for (std::size_t k = 0; k < chain.size(); ++k) {
+    const std::uint64_t id = a.unit(chain[k]).record.unit;
+    if (std::find(named.begin(), named.end(), id) == named.end()) named.push_back(id), idle_named += ranked[k].first;
+  }
+  // Where the idle beside the chain is spread over its units and the chain goes from VP to VP by
+  // one dependence again and again (kMinCrossings times or more: a wavefront), none stands out to
+  // split: that dependence binds it, and the cure is fewer of them (or finer pieces). The what-if
+  // then lifts it. A chain that stays on one VP (a creator's sequence of calls) stays the split's.
+  std::string binding;
+  if (2 * idle_named < idle_all) {
+    std::uint64_t most_arcs = 0;
+    for (const auto& [kind, count] : path.arcs_by_kind) {
+      if (kind != "same VP" && count > most_arcs) binding = kind, most_arcs = count;
+    }
+    if (most_arcs < kMinCrossings) binding.clear();
   }
   std::string listed;
   std::vector<std::uint32_t> cores;
@@ -163,9 +179,16 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
           (unusable > 0 ? detail::plural(unusable, "core") + " cannot be used" : std::string("the cores cannot all be kept busy")) +
           " whatever the placement. Split the chain's units that ran while other cores sat idle: " + listed +
           (named.size() > chain.size() ? " and " + std::to_string(named.size() - chain.size()) + " more like the first" : std::string()) +
+          (binding.empty() ? std::string()
+                           : "; no unit of the chain stands out (those named ran beside " +
+                                 detail::fixed(100.0 * static_cast<double>(idle_named) / static_cast<double>(idle_all), 0) +
+                                 "% of the idle beside it): " + std::to_string(path.arcs_by_kind.at(binding)) + " of its " +
+                                 std::to_string(path.arcs.size()) + " arcs are " + binding +
+                                 " dependences between VPs, and fewer of them, or finer pieces, would shorten it") +
           " (paper section 4)",
       cores, 0, a.makespan, chain.empty() ? std::string() : a.site_of(chain.front()), lost));
   hint.units = std::move(named);
+  hint.construct = binding;
 }
 
 }  // namespace
