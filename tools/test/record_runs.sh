@@ -9,7 +9,9 @@
 #   unreadable   what was written is no trace: the old -o FILE stays byte for byte, no temporary is left
 moirai=$1 case=$2 trace=$3 dir=$4
 mkdir -p "$dir" || exit 1
-leftovers() { ls -a "$dir" | grep -q 'moirai-' && echo "temporary files left in $dir"; }
+# leftovers NAME: a temporary `moirai record` left beside NAME (.NAME.moirai-XXXX). Only this case's:
+# the cases share DIR and run in parallel, and another case's run may hold its temporary right now.
+leftovers() { ls -a "$dir" | grep -q "^\.$1\.moirai-" && echo "temporary files left in $dir"; }
 case $case in
   environment)
     "$moirai" record -o "$dir/env.mtrace" --counters perf::TASK-CLOCK -- \
@@ -38,7 +40,7 @@ case $case in
     printf 'an older trace\000\001\n' >"$dir/kept.mtrace" && cp "$dir/kept.mtrace" "$dir/kept.orig" || exit 1
     "$moirai" record -o "$dir/kept.mtrace" -- sh -c 'echo junk >"$MOIRAI_OMPT_TRACE"'
     code=$?
-    cmp "$dir/kept.orig" "$dir/kept.mtrace" && ! leftovers && echo "unreadable: the old file kept byte for byte, nothing left over"
+    cmp "$dir/kept.orig" "$dir/kept.mtrace" && ! leftovers kept.mtrace && echo "unreadable: the old file kept byte for byte, nothing left over"
     exit $code
     ;;
   *)
