@@ -32,23 +32,12 @@ done
 doc=docs/tuning-walkthrough.md
 scratch=$(mktemp -d)
 trap 'rm -rf "$scratch"' EXIT
-# The doc's lines name build/release/...: the scratch folder's build/release is the build in use,
-# so every command line a trace records reads the same wherever the build is.
-mkdir -p "$scratch/build"
-ln -s "$build" "$scratch/build/release"
-ln -s "$root/apps" "$scratch/apps"
-ln -s "$root/docs" "$scratch/docs"
-count=0
-while IFS= read -r line; do
-  count=$((count + 1))
-  if ! (cd "$scratch" && bash -euo pipefail -c "$line" >"$scratch/.out" 2>&1); then
-    cat "$scratch/.out" >&2
-    echo "walkthrough: $doc: this line failed as printed: $line" >&2
-    exit 1
-  fi
-done < <(awk '/^```sh$/ {inside = 1; next} /^```/ {inside = 0} inside && NF' "$doc")
-[ "$count" -gt 0 ] || { echo "walkthrough: $doc has no sh block" >&2; exit 1; }
-made=$scratch/walkthrough
+# The doc's lines name build/release/...: doc_commands.sh runs them where build/release is the build
+# in use, so every command line a trace records reads the same wherever the build is.
+DOC_COMMANDS_KEEP=$scratch/run bash tools/test/doc_commands.sh "$doc" "$root" "$build/tools/moirai" >"$scratch/log" 2>&1 ||
+  { cat "$scratch/log" >&2; echo "walkthrough: $doc: a command line failed as printed" >&2; exit 1; }
+count=$(grep -c '^\$ ' "$scratch/log")
+made=$scratch/run/walkthrough
 kept=(h-results-last-report.txt)  # (h)'s comparison run: its report, no picture
 for step in a b c d e f g h; do kept+=("$step-scg.svg" "$step-report.txt"); done
 for file in "${kept[@]}"; do

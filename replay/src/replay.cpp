@@ -59,6 +59,13 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::unchain, "unchain"},
                                     {Cause::placement, "placement"}};
 
+// unit_with_id is the run's unit the trace numbered `id`; ReplayError naming `cause` when none is.
+detail::RecordedUnit& unit_with_id(detail::RecordedRun& run, std::uint64_t id, const RemovedCause& cause) {
+  const auto found = std::find_if(run.units.begin(), run.units.end(), [id](const detail::RecordedUnit& u) { return u.id == id; });
+  if (found == run.units.end()) throw ReplayError("the trace has no unit " + std::to_string(id) + " (--remove-cause " + cause_text(cause) + ")");
+  return *found;
+}
+
 // balance makes the wave of units `at` fill every core that ran them, as a count of pieces that
 // fills the cores would: the pieces a core ran beyond the number every core ran (the last wave's,
 // which left the others idle) do no work, and theirs goes to the others in proportion to their
@@ -126,17 +133,12 @@ void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::S
     case Cause::balance: {
       const auto site_of = [](const detail::RecordedUnit& unit) { return std::string(unit.site.file) + ":" + std::to_string(unit.site.line); };
       std::string site = cause.site;
-      if (site.empty() && !cause.units.empty()) {  // balance:UNIT
-        const std::uint64_t id = cause.units.front();
-        const auto found = std::find_if(run.units.begin(), run.units.end(), [id](const detail::RecordedUnit& u) { return u.id == id; });
-        if (found == run.units.end()) throw ReplayError("the trace has no unit " + std::to_string(id) + " (--remove-cause " + cause_text(cause) + ")");
-        site = site_of(*found);
-      }
+      if (site.empty() && !cause.units.empty()) site = site_of(unit_with_id(run, cause.units.front(), cause));  // balance:UNIT
       std::vector<detail::RecordedUnit*> at;
       for (detail::RecordedUnit& unit : run.units) {
         if (site_of(unit) == site) at.push_back(&unit);
       }
-      if (at.empty()) throw ReplayError("no unit of the trace ends at " + cause.site + " (--remove-cause " + cause_text(cause) + ")");
+      if (at.empty()) throw ReplayError("no unit of the trace ends at " + site + " (--remove-cause " + cause_text(cause) + ")");
       if (cause.cause == Cause::work_at) {
         for (detail::RecordedUnit* unit : at) unit->work_seconds = 0;
         return;
@@ -164,9 +166,8 @@ void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::S
       // split: the cure the long-serial and critical-path hints give, the work shared out evenly
       // over the cores that sat idle beside it, so that 1/N of it stays on the chain.
       for (const std::uint64_t id : cause.units) {
-        const auto found = std::find_if(run.units.begin(), run.units.end(), [id](const detail::RecordedUnit& u) { return u.id == id; });
-        if (found == run.units.end()) throw ReplayError("the trace has no unit " + std::to_string(id) + " (--remove-cause " + cause_text(cause) + ")");
-        found->work_seconds = cause.cause == Cause::split ? found->work_seconds / static_cast<double>(config.topology.cores()) : 0.0;
+        detail::RecordedUnit& unit = unit_with_id(run, id, cause);
+        unit.work_seconds = cause.cause == Cause::split ? unit.work_seconds / static_cast<double>(config.topology.cores()) : 0.0;
       }
       return;
   }

@@ -749,7 +749,12 @@ int replay(const std::vector<std::string_view>& args) {
   command.cli.add_option("--remove-cause", cause_text,
                          "replay the run with a cause of lost time taken away: lock-contention (the runtime lock never "
                          "makes a core wait), unit-size (the runtime's own steps cost nothing), waking-cores (waking a "
-                         "core costs nothing), work-at:FILE:LINE (the units ending at that call site do no work), work-of:UNIT[,UNIT...] (those units do no work), split:UNIT[,UNIT...] (those units' work shared out over the cores), balance:FILE:LINE or balance:UNIT (the units ending there, or where that unit ended, made a wave that fills their cores), exclusive-first (an exclusive section's body runs before the other VPs ready on its core), unchain:CONSTRUCT (the constraints that construct recorded free nothing) or placement "
+                         "core costs nothing), work-at:FILE:LINE (the units ending at that call site do no work), "
+                         "work-of:UNIT[,UNIT...] (those units do no work), split:UNIT[,UNIT...] (those units' work "
+                         "shared out over the cores), balance:FILE:LINE or balance:UNIT (the units ending there, or "
+                         "where that unit ended, made a wave that fills their cores), exclusive-first (an exclusive "
+                         "section's body runs before the other VPs ready on its core), unchain:CONSTRUCT (the "
+                         "constraints that construct recorded free nothing) or placement "
                          "(no VP pinned, one ready queue every free core takes from)")
       ->type_name("CAUSE");
   command.cli.add_option("-o,--trace", out, "record the replayed run into OUT ('-': standard output)")->type_name("OUT");

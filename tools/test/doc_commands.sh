@@ -3,13 +3,18 @@
 # those under the heading `## SECTION`, when given), as printed, in a scratch folder that sees the
 # source tree's apps/ and docs/ and the build of MOIRAI as build/release/, and has MOIRAI's folder
 # first on PATH; fails on the first line that fails (so a doc's commands cannot drift from what
-# works).
+# works). With DOC_COMMANDS_KEEP=DIR the lines run in DIR (empty or new), which is kept.
 set -euo pipefail
 doc=$1 source_dir=$2 moirai=$3 section=${4:-}
 [ -f "$doc" ] || { echo "doc_commands: no such doc: $doc" >&2; exit 2; }
 [ -x "$moirai" ] || { echo "doc_commands: not executable: $moirai" >&2; exit 2; }
-scratch=$(mktemp -d)
-trap 'rm -rf "$scratch"' EXIT
+if [ -n "${DOC_COMMANDS_KEEP:-}" ]; then
+  scratch=$DOC_COMMANDS_KEEP
+  mkdir -p "$scratch"
+else
+  scratch=$(mktemp -d)
+  trap 'rm -rf "$scratch"' EXIT
+fi
 ln -s "$source_dir/apps" "$scratch/apps"
 ln -s "$source_dir/docs" "$scratch/docs"
 mkdir -p "$scratch/build"
