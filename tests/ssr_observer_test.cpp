@@ -110,7 +110,7 @@ class CheckingObserver final : public instrument::RuntimeObserver {
     expect(c, !c.in_lock_wait && !c.in_unit && !c.idle, "lock_wait_begin nested, in a unit or idle");
     c.in_lock_wait = true;
   }
-  void lock_wait_end(CoreId core, CoreId /*released_by*/) override {
+  void lock_wait_end(CoreId core, CoreId /*released_by*/, LockDomain /*domain*/) override {
     Core& c = at(core, "lock_wait_end");
     ++c.lock_wait_end;
     expect(c, c.in_lock_wait, "lock_wait_end without lock_wait_begin");

@@ -96,7 +96,7 @@ struct Profile::Impl final : RuntimeObserver {
   }
 
   void lock_wait_begin(CoreId core) override { cores[core].lock_mark = now(core); }
-  void lock_wait_end(CoreId core, CoreId) override {
+  void lock_wait_end(CoreId core, CoreId, LockDomain) override {
     CoreProfile& p = cores[core];
     p.lock_wait += now(core) - p.lock_mark;  // part of communication or decision, shown apart
   }

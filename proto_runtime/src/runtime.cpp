@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <atomic>
 #include <boost/context/fiber.hpp>
+#include <mutex>
 #include <new>
 #include <stdexcept>
 #include <string>
@@ -10,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "domain_locks.h"
 #include "exec_context.h"
 #include "fiber_stack.h"
 #include "moirai/proto_runtime/errors.h"
@@ -57,10 +59,17 @@ struct alignas(64) CoreState {
   // after_end is where the fiber of a VP that ended on this core, and was not kept as a hull,
   // goes when it ends (finish): the next VP's context or the core's own.
   ExecContext* after_end = nullptr;
+  // hulls: VPs that ended on this core with a stack of the default size, their fibers parked,
+  // kept for its next creations (linked through VirtualProcessor::next_hull_); beyond
+  // kHullsPerCore a batch goes to the runtime's depot, from which a core that has none refills.
+  VirtualProcessor* hulls = nullptr;
+  std::size_t hull_count = 0;
 
-  // waiting: the core found nothing under the lock and has not been woken since, so the first
-  // VP made ready for it must wake it (and a core that is busy is not disturbed). Under the lock.
-  alignas(64) bool waiting = false;
+  // waiting: the core found nothing and has not been woken since, so the first VP made ready for
+  // it must wake it (and a core that is busy is not disturbed). Under the whole-language lock
+  // for a language that names no domains; else set before the core's last look at its queue and
+  // taken by the waker after it queued the VP (a fence on each side), so no wake-up is lost.
+  alignas(64) std::atomic<bool> waiting{false};
   // handed is the VP the assigner chose for this core while it waited, chosen by the core that
   // made the VP ready; the woken core animates it without taking the lock again.
   std::atomic<VirtualProcessor*> handed{nullptr};
@@ -72,6 +81,7 @@ struct Runtime::Impl final : detail::VpHost {
   Impl(Runtime& o, Machine& m, LanguagePlugin& l, RuntimeConfig c)
       : owner(&o), machine(m), language(l), assigner(l.assigner()), config(c),
         observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
+        domains(l.names_domains()),
         cores(m.core_count() + 1), stacks(detail::StackPool::shared(c.default_stack_size)) {
     for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
   }
@@ -86,37 +96,50 @@ struct Runtime::Impl final : detail::VpHost {
   instrument::RuntimeObserver* observer;
   std::size_t core_count;
   bool direct;  // VPs switch straight to the next VP on their core
+  bool domains;  // the language names lock domains: handlers run under those, the assigner alone
   // cores[k] for each core, plus one more for the thread that unwinds VPs after a stop.
   std::vector<CoreState> cores;
   bool ran = false;
   detail::StackPool& stacks;  // the process's pool for the default size (taken and given back by any core)
 
-  // Everything below is guarded by `lock`. The lock has a cache line to itself, since the cores
-  // waiting for it read it in a loop: data on that line would be taken from the holder on every
-  // write. What nearly every hold writes is on the next line, so a hold moves it in one transfer
-  // (it was on three lines, the lock's one of them, which also had the stack pool's mutex).
+  // The whole-language lock of a language that names no domains: its handlers and its assigner
+  // run under it. It has a cache line to itself, since the cores waiting for it read it in a loop.
   alignas(64) detail::RuntimeLock lock;
-  alignas(64) bool stopping = false;
   CoreId lock_holder = 0;  // the core holding (or that last held) the lock
-  VpId next_vp = 1;
-  UnitId next_unit = 1;
-  std::size_t ready = 0;    // made ready, not yet handed to a core by the assigner
-  std::size_t running = 0;  // handed to a core, request not yet handled
-  std::size_t live = 0;     // created, not yet ended
-  // The hulls: VPs that ended with a stack of the default size, their fibers parked, kept for
-  // the next creations (linked through VirtualProcessor::next_hull_). The core that ends a VP is
-  // often not the one that created it, and freeing there what the creator allocated made both
-  // cores queue for the allocator's arena lock; a hull also keeps its stack and fiber.
-  static constexpr std::size_t kHullsKept = 1024;
-  VirtualProcessor* hulls = nullptr;
-  std::size_t hull_count = 0;
+  // The lock domains of a language that names them: each handler holds its request's stripes.
+  detail::DomainLocks domain_locks;
+
+  // What every construct writes, on one line so that a construct moves it once: the VPs made
+  // ready or running (a handler's requester counts until its handler returned, so the count
+  // reaches 0 only when nothing can make a VP ready again: the run's end, or a deadlock), and the
+  // unit numbers.
+  alignas(64) std::atomic<std::size_t> active{0};
+  std::atomic<UnitId> next_unit{1};
+  std::atomic<std::uint64_t> next_match{1};
+  alignas(64) std::atomic<bool> stopping{false};
+  std::atomic<VpId> next_vp{1};
+  std::atomic<std::size_t> live{0};  // created, not yet ended
 
   // owned: every VP object the runtime made and has not destroyed, live VPs and hulls (spares
   // are their cores'); for deadlock reports and the unwinding after a run. Touched only when a VP
-  // object is made or destroyed, not when a hull is reused.
-  alignas(64) std::vector<VirtualProcessor*> owned;
-  std::uint64_t next_match = 1;
+  // object is made or destroyed, not when a hull is reused. The depot: hulls in batches, from
+  // cores that end more VPs than they create to those that create more than they end.
+  alignas(64) detail::RuntimeLock owned_lock;
+  std::vector<VirtualProcessor*> owned;
+  VirtualProcessor* depot = nullptr;
+  std::size_t depot_count = 0;
+  static constexpr std::size_t kHullsPerCore = 64;
+  static constexpr std::size_t kHullsKept = 1024;  // in the depot
+  std::mutex failure_mutex;
   std::exception_ptr failure;
+  // fail_with keeps the run's first failure and stops the run.
+  void fail_with(std::exception_ptr error) {
+    {
+      std::lock_guard guard(failure_mutex);
+      if (!failure) failure = std::move(error);
+    }
+    stopping.store(true, std::memory_order_relaxed);
+  }
 
   // VpHost
   void arrived(ExecContext& self, ctx::fiber&& from) override;
@@ -147,6 +170,8 @@ struct Runtime::Impl final : detail::VpHost {
   void finish_unit(CoreId core, VirtualProcessor& vp);
   void adopt(VirtualProcessor& vp);
   void disown(VirtualProcessor& vp);
+  VirtualProcessor* reuse_hull(CoreId core);
+  bool keep_hull(CoreId core, VirtualProcessor& vp);
   void stop_on_deadlock();
   // wake_after_unlock sends the wake-ups collected under the lock (rare: only for other cores).
   void wake_after_unlock(CoreId core) {
@@ -230,24 +255,34 @@ void Runtime::Impl::acquire(CoreId core) {
   if (kRecording && observer) observer->lock_wait_begin(core);
   lock.lock();
   // The previous holder's release is what let this core in.
-  if (kRecording && observer) observer->lock_wait_end(core, lock_holder);
+  if (kRecording && observer) observer->lock_wait_end(core, lock_holder, kWholeLanguage);
   lock_holder = core;
 }
 
-// take is the assigner's choice for `core`, counted as running (under the lock, by core `by`).
+// take is the assigner's choice for `core`, counted for core `by`.
 inline VirtualProcessor* Runtime::Impl::take(CoreId core, CoreId by) {
   VirtualProcessor* vp = assigner.next_for(core);
-  if (vp != nullptr) {
-    --ready;
-    ++running;
-    ++cores[by].stats.units_animated;
-  }
+  if (vp != nullptr) ++cores[by].stats.units_animated;
   return vp;
 }
 
+// assign is the assigner's choice for `core`. With lock domains, a core that finds nothing says
+// it waits before it looks once more, and a core that queues a VP for it looks at that word after
+// queueing (make_ready): one of the two sees the other, so the VP is found or the core woken.
 VirtualProcessor* Runtime::Impl::assign(CoreId core) {
   if (kRecording && observer) observer->assigner_enter(core);
   VirtualProcessor* vp = take(core, core);
+  if (domains) {
+    std::atomic<bool>& waiting = cores[core].waiting;
+    if (vp == nullptr) {
+      waiting.store(true, std::memory_order_relaxed);
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      vp = take(core, core);
+    }
+    if (vp != nullptr && waiting.load(std::memory_order_relaxed)) {
+      waiting.store(false, std::memory_order_relaxed);
+    }
+  }
   if (kRecording && observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
   return vp;
 }
@@ -255,11 +290,11 @@ VirtualProcessor* Runtime::Impl::assign(CoreId core) {
 // next_after_unit is, under the lock, what the core animates after a unit ended on it: the
 // assigner's choice, or nullptr for the core's own stack (idle, stop, or per-unit machines).
 inline VirtualProcessor* Runtime::Impl::next_after_unit(CoreId core) {
-  if (stopping || !direct) return nullptr;
+  if (stopping.load(std::memory_order_relaxed) || !direct) return nullptr;
   VirtualProcessor* next = assign(core);
   if (next == nullptr) {
     cores[core].idle = true;
-    cores[core].waiting = true;
+    if (!domains) cores[core].waiting.store(true, std::memory_order_relaxed);
     if (kRecording && observer) observer->idle_begin(core);
   }
   return next;
@@ -321,17 +356,21 @@ CoreScheduler::Step Runtime::step(CoreId core) {
     rt.switch_to(core, here.home, handed->context());
     return here.idle ? Step::idle : Step::animated;
   }
-  rt.acquire(core);
-  here.waiting = false;
-  if (rt.stopping) {
-    rt.lock.unlock();
+  if (!rt.domains) {
+    rt.acquire(core);
+    here.waiting.store(false, std::memory_order_relaxed);
+  }
+  if (rt.stopping.load(std::memory_order_acquire)) {
+    if (!rt.domains) rt.lock.unlock();
     rt.wake_after_unlock(core);
     if (kRecording && rt.observer) rt.observer->core_stop(core);
     return Step::finished;
   }
   VirtualProcessor* vp = rt.assign(core);
-  if (vp == nullptr) here.waiting = true;
-  rt.lock.unlock();
+  if (!rt.domains) {
+    if (vp == nullptr) here.waiting.store(true, std::memory_order_relaxed);
+    rt.lock.unlock();
+  }
   rt.wake_after_unlock(core);
   if (vp == nullptr) {
     here.idle = true;
@@ -344,24 +383,42 @@ CoreScheduler::Step Runtime::step(CoreId core) {
   return here.idle ? Step::idle : Step::animated;
 }
 
-// end_unit ends `vp`'s unit on `core` with the construct `kind` called at `site`: it takes the
-// lock, handles the request, hands work to waiting cores and returns what the core animates next
-// (nullptr: its own stack), with the lock still held.
+// end_unit ends `vp`'s unit on `core` with the construct `kind` called at `site`: it handles the
+// request under its lock domains (or the whole-language lock, which then also covers the
+// assigner and the hand-over to waiting cores) and returns, with no lock held, what the core
+// animates next (nullptr: its own stack).
 inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& vp, ConstructKind kind,
                                                  const CallSite& site) {
   if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), kind, site);
-  acquire(core);
+  if (!domains) {
+    acquire(core);
+    finish_unit(core, vp);
+    VirtualProcessor* next = next_after_unit(core);
+    if (direct && !cores[core].to_wake.empty()) hand_over(core);
+    lock.unlock();
+    return next;
+  }
+  Request& request = vp.finished_ ? vp.end_request_ : *vp.pending_;
+  request.requester = &vp;
+  LockDomains set = LockDomains::whole_language();
+  try {
+    set = language.domains(request);
+  } catch (...) {
+    // A plugin bug: the handler still runs, alone, and the run stops with the error.
+    fail_with(std::make_exception_ptr(
+        VpFailure(vp.id(), vp.name(), vp.created_at(), std::current_exception())));
+  }
+  const detail::DomainLocks::Mask held =
+      domain_locks.take(core, set, kRecording ? observer : nullptr);
   finish_unit(core, vp);
-  VirtualProcessor* next = next_after_unit(core);
-  if (direct && !cores[core].to_wake.empty()) hand_over(core);
-  return next;
+  domain_locks.release(held);
+  return next_after_unit(core);
 }
 
 // leave runs on `vp`'s stack: the unit ended with a construct call.
 void Runtime::Impl::leave(VirtualProcessor& vp) {
   const CoreId core = vp.last_core_;
   VirtualProcessor* next = end_unit(core, vp, vp.pending_->kind, vp.pending_->site);
-  lock.unlock();
   after_unlock(core);
   if (next == &vp) {  // freed by its own construct and first in line: no switch at all
     begin_unit(core, vp);
@@ -381,15 +438,9 @@ bool Runtime::Impl::retire(VirtualProcessor& vp) {
   if (vp.cancelled_) return false;  // unwound after a stop: finish goes back to the unwinder
   const CoreId core = vp.last_core_;
   VirtualProcessor* next = end_unit(core, vp, kEndVp, vp.end_request_.site);
-  const bool keep = !stopping && vp.stack_size_ == stacks.size() && hull_count < kHullsKept;
-  if (keep) {
-    vp.next_hull_ = hulls;
-    hulls = &vp;
-    ++hull_count;
-  } else {
-    disown(vp);  // its fiber ends next, and the VP is destroyed
-  }
-  lock.unlock();
+  const bool keep = !stopping.load(std::memory_order_relaxed) &&
+                    vp.stack_size_ == stacks.size() && keep_hull(core, vp);
+  if (!keep) disown(vp);  // its fiber ends next, and the VP is destroyed
   after_unlock(core);
   if (next != nullptr) begin_unit(core, *next);
   ExecContext& to = next != nullptr ? next->context() : cores[core].home;
@@ -431,12 +482,12 @@ ctx::fiber Runtime::Impl::finish(VirtualProcessor& vp) {
 
 // finish_unit handles the request with which `vp`'s unit ended (under the lock).
 void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
-  --running;
   ++cores[core].stats.requests_handled;
   Request& request = vp.finished_ ? vp.end_request_ : *vp.pending_;
   request.requester = &vp;
   request.unit = vp.unit_;
-  if (!vp.finished_) vp.unit_ = next_unit++;  // the meta-unit of the VP's next unit
+  // the meta-unit of the VP's next unit
+  if (!vp.finished_) vp.unit_ = next_unit.fetch_add(1, std::memory_order_relaxed);
 
   if (kRecording && observer) observer->handler_enter(core, request.kind, request.unit);
   RuntimeServices services(*owner, core, kRecording ? observer : nullptr);
@@ -445,25 +496,27 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   } catch (...) {
     // A handler that throws is a bug in the language plugin; stop the run and report it
     // against the VP it was serving.
-    if (!failure) {
-      failure = std::make_exception_ptr(VpFailure(vp.id(), vp.name(), vp.created_at(),
-                                                  std::current_exception()));
-    }
-    stopping = true;
+    fail_with(std::make_exception_ptr(
+        VpFailure(vp.id(), vp.name(), vp.created_at(), std::current_exception())));
   }
   if (kRecording && observer) observer->handler_exit(core, request.kind, request.unit);
 
   if (vp.finished_) {
-    if (vp.error_ && !failure) {
-      failure = std::make_exception_ptr(
-          VpFailure(vp.id(), vp.name(), vp.created_at(), vp.error_));
+    if (vp.error_) {
+      fail_with(std::make_exception_ptr(VpFailure(vp.id(), vp.name(), vp.created_at(), vp.error_)));
     }
-    if (vp.error_) stopping = true;
-    --live;
+    live.fetch_sub(1, std::memory_order_relaxed);
   }
-  if (live == 0) stopping = true;
-  if (!stopping && running == 0 && ready == 0) stop_on_deadlock();
-  if (stopping) {
+  // The requester is no longer running: when nothing else is ready or running, no handler is
+  // under way either, so the VPs still alive can never be made ready again.
+  if (active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (live.load(std::memory_order_relaxed) == 0) {
+      stopping.store(true, std::memory_order_relaxed);
+    } else if (!stopping.load(std::memory_order_relaxed)) {
+      stop_on_deadlock();
+    }
+  }
+  if (stopping.load(std::memory_order_relaxed) && !cores[core].stopped) {
     cores[core].stopped = true;
     cores[core].to_wake.push_back(kAnyCore);
     // A VP handed to a core that has not started it yet stays suspended, to be unwound with
@@ -489,13 +542,11 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
     throw UsageError("a VP stack of " + std::to_string(stack) + " bytes is below the " +
                      std::to_string(kMinStackSize / 1024) + " KiB minimum");
   }
-  const VpId id = next_vp;
+  const VpId id = next_vp.fetch_add(1, std::memory_order_relaxed);
   std::string name = options.name.empty() ? "vp" + std::to_string(id) : std::move(options.name);
   VirtualProcessor* vp = nullptr;
   CoreState& here = cores[core];
-  if (hulls != nullptr && stack == stacks.size()) {
-    vp = std::exchange(hulls, hulls->next_hull_);
-    --hull_count;
+  if (stack == stacks.size() && (vp = reuse_hull(core)) != nullptr) {
     ++here.stats.vps_reused;
     vp->become(id, std::move(name), site, options.core, std::move(fn));
   } else if (here.spare != nullptr && stack == stacks.size()) {
@@ -513,11 +564,11 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
     adopt(*vp);
     here.refill = direct;
   }
-  ++next_vp;
-  vp->unit_ = next_unit++;  // the meta-unit of its first unit exists from now on
-  ++live;
+  // the meta-unit of its first unit exists from now on
+  vp->unit_ = next_unit.fetch_add(1, std::memory_order_relaxed);
+  live.fetch_add(1, std::memory_order_relaxed);
   ++here.stats.vps_created;
-  language.vp_created(*vp);
+  language.vp_created(*vp, core);
   if (kRecording && observer) {
     observer->vp_created(core, vp->id(), vp->name(), site,
                          vp->home_core());
@@ -526,14 +577,23 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
 }
 
 void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
-  ++ready;
+  active.fetch_add(1, std::memory_order_relaxed);
   const CoreId target = assigner.on_ready(vp);
   // The core running this handler looks for work right after it; another one is woken when it
   // waits for work (a simulated machine is told of every VP, its cores' clocks need it).
   if (target == from_core) return;
   if (direct && target != kAnyCore) {
-    if (!cores[target].waiting) return;
-    cores[target].waiting = false;
+    std::atomic<bool>& waiting = cores[target].waiting;
+    if (domains) {
+      std::atomic_thread_fence(std::memory_order_seq_cst);  // pairs with assign's
+      if (!waiting.load(std::memory_order_relaxed) ||
+          !waiting.exchange(false, std::memory_order_relaxed)) {
+        return;
+      }
+    } else {
+      if (!waiting.load(std::memory_order_relaxed)) return;
+      waiting.store(false, std::memory_order_relaxed);
+    }
   }
   cores[from_core].to_wake.push_back(target);
 }
@@ -563,21 +623,62 @@ void Runtime::Impl::wake_others(CoreId core) {
 }
 
 void Runtime::Impl::adopt(VirtualProcessor& vp) {
+  std::lock_guard guard(owned_lock);
   vp.owned_index_ = owned.size();
   owned.push_back(&vp);
 }
 
 void Runtime::Impl::disown(VirtualProcessor& vp) {
+  std::lock_guard guard(owned_lock);
   VirtualProcessor* last = owned.back();
   owned[vp.owned_index_] = last;
   last->owned_index_ = vp.owned_index_;
   owned.pop_back();
 }
 
+// reuse_hull takes a hull of `core`'s, refilled from the depot when it has none.
+VirtualProcessor* Runtime::Impl::reuse_hull(CoreId core) {
+  CoreState& here = cores[core];
+  if (here.hulls == nullptr) {
+    std::lock_guard guard(owned_lock);
+    if (depot == nullptr) return nullptr;
+    // The whole depot: it holds at most kHullsKept, and a core short of hulls creates more.
+    here.hulls = std::exchange(depot, nullptr);
+    here.hull_count = std::exchange(depot_count, 0);
+  }
+  --here.hull_count;
+  return std::exchange(here.hulls, here.hulls->next_hull_);
+}
+
+// keep_hull keeps `vp`, which ended on `core`, for a later creation; a core with kHullsPerCore
+// already moves half of them to the depot first. false: the depot is full too.
+bool Runtime::Impl::keep_hull(CoreId core, VirtualProcessor& vp) {
+  CoreState& here = cores[core];
+  if (here.hull_count >= kHullsPerCore) {
+    constexpr std::size_t kBatch = kHullsPerCore / 2;
+    std::lock_guard guard(owned_lock);
+    if (depot_count + kBatch > kHullsKept) return false;
+    VirtualProcessor* last = here.hulls;
+    for (std::size_t k = 1; k < kBatch; ++k) last = last->next_hull_;
+    VirtualProcessor* batch = std::exchange(here.hulls, last->next_hull_);
+    last->next_hull_ = depot;
+    depot = batch;
+    depot_count += kBatch;
+    here.hull_count -= kBatch;
+  }
+  vp.next_hull_ = here.hulls;
+  here.hulls = &vp;
+  ++here.hull_count;
+  return true;
+}
+
 void Runtime::Impl::stop_on_deadlock() {
   std::vector<VirtualProcessor*> blocked;
-  for (VirtualProcessor* vp : owned) {
-    if (!vp->finished_) blocked.push_back(vp);  // not a hull
+  {
+    std::lock_guard guard(owned_lock);
+    for (VirtualProcessor* vp : owned) {
+      if (!vp->finished_) blocked.push_back(vp);  // not a hull
+    }
   }
   std::sort(blocked.begin(), blocked.end(),
             [](const VirtualProcessor* a, const VirtualProcessor* b) { return a->id() < b->id(); });
@@ -594,8 +695,7 @@ void Runtime::Impl::stop_on_deadlock() {
     }
     report.push_back(std::move(entry));
   }
-  failure = std::make_exception_ptr(DeadlockError(std::move(report)));
-  stopping = true;
+  fail_with(std::make_exception_ptr(DeadlockError(std::move(report))));
 }
 
 void Runtime::Impl::make_spare(CoreId core) {
@@ -624,9 +724,11 @@ void Runtime::Impl::unwind_remaining() {
     unwind(*vp);
   }
   live = 0;
-  hulls = nullptr;
-  hull_count = 0;
+  depot = nullptr;
+  depot_count = 0;
   for (CoreState& core : cores) {
+    core.hulls = nullptr;
+    core.hull_count = 0;
     core.refill = false;
     if (core.spare != nullptr) unwind(*std::exchange(core.spare, nullptr));
   }
@@ -710,7 +812,8 @@ void RuntimeServices::fail(Request& request, std::string message) {
 std::size_t RuntimeServices::core_count() const noexcept { return runtime_.impl_->core_count; }
 
 std::uint64_t RuntimeServices::new_match() noexcept {
-  return observer_ != nullptr ? runtime_.impl_->next_match++ : 0;
+  return observer_ != nullptr ? runtime_.impl_->next_match.fetch_add(1, std::memory_order_relaxed)
+                              : 0;
 }
 
 }  // namespace moirai::proto

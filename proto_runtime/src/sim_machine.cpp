@@ -378,7 +378,9 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     release(core);
   }
   void lock_wait_begin(CoreId core) override { if (user) user->lock_wait_begin(core); }
-  void lock_wait_end(CoreId core, CoreId by) override { if (user) user->lock_wait_end(core, by); }
+  void lock_wait_end(CoreId core, CoreId by, LockDomain domain) override {
+    if (user) user->lock_wait_end(core, by, domain);
+  }
   void idle_begin(CoreId core) override { if (user) user->idle_begin(core); }
   void idle_end(CoreId core) override { if (user) user->idle_end(core); }
   void chore_begin(CoreId core) override { if (user) user->chore_begin(core); }
@@ -401,7 +403,7 @@ void SimMachine::Impl::acquire(CoreId core) {
   if (lock_free_at > c.clock) {
     if (user) user->lock_wait_begin(core);
     c.clock = lock_free_at;
-    if (user) user->lock_wait_end(core, lock_holder);
+    if (user) user->lock_wait_end(core, lock_holder, kWholeLanguage);
     extra += config.costs.lock_contended;
   }
   c.clock += config.costs.lock + extra;

@@ -60,7 +60,7 @@ void ReplayLanguage::animate(proto::VirtualProcessor& self, std::uint32_t vp) {
   }
 }
 
-void ReplayLanguage::vp_created(proto::VirtualProcessor& vp) {
+void ReplayLanguage::vp_created(proto::VirtualProcessor& vp, CoreId /*core*/) {
   VpState& state = creating_ != nullptr ? *creating_ : states_[run_.seed];
   creating_ = nullptr;
   state.vp = &vp;

@@ -36,7 +36,7 @@ class ReplayLanguage final : public proto::LanguagePlugin, private proto::Assign
   // body_of is the function VP `vp` of the run animates.
   proto::VpFunction body_of(std::uint32_t vp);
 
-  void vp_created(proto::VirtualProcessor& vp) override;
+  void vp_created(proto::VirtualProcessor& vp, CoreId core) override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return *this; }

@@ -81,7 +81,7 @@ SsrLanguage::~SsrLanguage() {
   for (VpState* vp_state : retired_) delete vp_state;
 }
 
-void SsrLanguage::vp_created(VirtualProcessor& vp) {
+void SsrLanguage::vp_created(VirtualProcessor& vp, CoreId /*core*/) {
   VpState* vp_state = nullptr;
   if (!retired_.empty()) {
     vp_state = retired_.back();

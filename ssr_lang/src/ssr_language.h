@@ -27,7 +27,7 @@ class SsrLanguage final : public proto::LanguagePlugin {
   explicit SsrLanguage(std::size_t core_count);
   ~SsrLanguage() override;
 
-  void vp_created(proto::VirtualProcessor& vp) override;
+  void vp_created(proto::VirtualProcessor& vp, CoreId core) override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return assigner_; }

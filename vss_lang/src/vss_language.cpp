@@ -139,7 +139,7 @@ void VssLanguage::unlink(Task& task) {
   if (task.next != nullptr) task.next->previous = task.previous;
 }
 
-void VssLanguage::vp_created(VirtualProcessor& vp) {
+void VssLanguage::vp_created(VirtualProcessor& vp, CoreId /*core*/) {
   vp.language_slot = starting_;
   starting_->vp = &vp;
   starting_ = nullptr;

@@ -31,7 +31,7 @@ class VssLanguage final : public proto::LanguagePlugin {
   explicit VssLanguage(std::size_t core_count);
   ~VssLanguage() override;
 
-  void vp_created(proto::VirtualProcessor& vp) override;
+  void vp_created(proto::VirtualProcessor& vp, CoreId core) override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return assigner_; }

@@ -116,7 +116,7 @@ void TraceRecorder::lock_wait_begin(CoreId core) {
   impl_->cores[core].lock_wait_since = impl_->now(core);
 }
 
-void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by) {
+void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by, LockDomain /*domain*/) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
   if (state.skipping || state.paused_since != 0) return;

@@ -30,6 +30,13 @@ using UnitId = std::uint64_t;
 // ConstructKind identifies a language construct; 0 is the proto-runtime's own "end VP".
 using ConstructKind = std::uint32_t;
 
+// LockDomain is a key a language chose for one part of its state (a VP's mailbox, a message type,
+// a data block); requests on different domains may be handled at the same time.
+using LockDomain = std::uint64_t;
+
+// kWholeLanguage is the domain of a request that may touch any of its language's state.
+inline constexpr LockDomain kWholeLanguage = ~LockDomain{0};
+
 // GroupRole is a unit's part in a group of possible partners: a source (a sender, a
 // singleton's predecessor) or a sink (a receiver, a singleton's successor).
 enum GroupRole : std::uint16_t { kGroupSource = 1, kGroupSink = 2 };

@@ -47,7 +47,10 @@ class ObserverTee final : public RuntimeObserver {
   void assigner_enter(CoreId c) override { a_.assigner_enter(c); b_.assigner_enter(c); }
   void assigner_exit(CoreId c, UnitId u) override { a_.assigner_exit(c, u); b_.assigner_exit(c, u); }
   void lock_wait_begin(CoreId c) override { a_.lock_wait_begin(c); b_.lock_wait_begin(c); }
-  void lock_wait_end(CoreId c, CoreId r) override { a_.lock_wait_end(c, r); b_.lock_wait_end(c, r); }
+  void lock_wait_end(CoreId c, CoreId r, LockDomain d) override {
+    a_.lock_wait_end(c, r, d);
+    b_.lock_wait_end(c, r, d);
+  }
   void idle_begin(CoreId c) override { a_.idle_begin(c); b_.idle_begin(c); }
   void idle_end(CoreId c) override { a_.idle_end(c); b_.idle_end(c); }
   void chore_begin(CoreId c) override { a_.chore_begin(c); b_.chore_begin(c); }

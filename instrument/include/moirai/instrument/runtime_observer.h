@@ -68,10 +68,12 @@ class RuntimeObserver {
   // for this core, or 0 when it had nothing.
   virtual void assigner_enter(CoreId /*core*/) {}
   virtual void assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
-  // lock_wait_begin / lock_wait_end bracket a wait for the runtime lock (only when it was taken);
-  // `released_by` is the core whose release let this one acquire it (runtime-internal causality).
+  // lock_wait_begin / lock_wait_end bracket a wait for a runtime lock (only when it was taken);
+  // `released_by` is the core whose release let this one acquire it (runtime-internal causality)
+  // and `domain` the lock domain waited for (kWholeLanguage: the one lock of a language that
+  // names no domains).
   virtual void lock_wait_begin(CoreId /*core*/) {}
-  virtual void lock_wait_end(CoreId /*core*/, CoreId /*released_by*/) {}
+  virtual void lock_wait_end(CoreId /*core*/, CoreId /*released_by*/, LockDomain /*domain*/) {}
   // idle_begin / idle_end bracket a period in which the core had nothing to animate.
   virtual void idle_begin(CoreId /*core*/) {}
   virtual void idle_end(CoreId /*core*/) {}

@@ -93,7 +93,7 @@ class TraceRecorder final : public RuntimeObserver {
   void assigner_enter(CoreId core) override;
   void assigner_exit(CoreId core, UnitId chosen) override;
   void lock_wait_begin(CoreId core) override;
-  void lock_wait_end(CoreId core, CoreId released_by) override;
+  void lock_wait_end(CoreId core, CoreId released_by, LockDomain domain) override;
   void idle_begin(CoreId core) override;
   void idle_end(CoreId core) override;
   void chore_begin(CoreId core) override;
