@@ -7,7 +7,7 @@
 
 #include "moirai/instrument/runtime_observer.h"
 #include "moirai/proto_runtime/lock_domains.h"
-#include "runtime_lock.h"
+#include "moirai/proto_runtime/spin_lock.h"
 
 namespace moirai::proto::detail {
 
@@ -54,7 +54,7 @@ class DomainLocks {
 
  private:
   struct alignas(64) Stripe {
-    RuntimeLock lock;
+    SpinLock lock;
     CoreId holder = 0;  // the core holding it, or that held it last (written under it)
   };
   // key_for is the key of `set` that maps to `stripe` (kWholeLanguage for the whole language).

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "moirai/proto_runtime/errors.h"
-#include "runtime_lock.h"
+#include "moirai/proto_runtime/spin_lock.h"
 
 namespace moirai::proto {
 
@@ -152,7 +152,7 @@ void RealMachine::Impl::core_loop(CoreScheduler& scheduler, CoreId core) {
     bool woken = false;
     while (!woken) {
       for (int i = 0; i < 64 && !woken; ++i) {
-        MOIRAI_CPU_RELAX();
+        cpu_relax();
         woken = word.epoch.load(std::memory_order_relaxed) != seen || scheduler.handed_work(core);
       }
       if (std::chrono::steady_clock::now() >= spin_until) break;

@@ -15,7 +15,7 @@
 #include "exec_context.h"
 #include "fiber_stack.h"
 #include "moirai/proto_runtime/errors.h"
-#include "runtime_lock.h"
+#include "moirai/proto_runtime/spin_lock.h"
 #include "sanitizer_fiber.h"
 #include "vp_host.h"
 #include "vp_stack.h"
@@ -104,7 +104,7 @@ struct Runtime::Impl final : detail::VpHost {
 
   // The whole-language lock of a language that names no domains: its handlers and its assigner
   // run under it. It has a cache line to itself, since the cores waiting for it read it in a loop.
-  alignas(64) detail::RuntimeLock lock;
+  alignas(64) SpinLock lock;
   CoreId lock_holder = 0;  // the core holding (or that last held) the lock
   // The lock domains of a language that names them: each handler holds its request's stripes.
   detail::DomainLocks domain_locks;
@@ -124,7 +124,7 @@ struct Runtime::Impl final : detail::VpHost {
   // are their cores'); for deadlock reports and the unwinding after a run. Touched only when a VP
   // object is made or destroyed, not when a hull is reused. The depot: hulls in batches, from
   // cores that end more VPs than they create to those that create more than they end.
-  alignas(64) detail::RuntimeLock owned_lock;
+  alignas(64) SpinLock owned_lock;
   std::vector<VirtualProcessor*> owned;
   VirtualProcessor* depot = nullptr;
   std::size_t depot_count = 0;
@@ -203,7 +203,7 @@ namespace {
 [[gnu::noinline]] void spin_until_parked(ExecContext& to) noexcept {
   for (unsigned spins = 0; !to.parked.load(std::memory_order_acquire); ++spins) {
     if (spins < 4096) {
-      MOIRAI_CPU_RELAX();
+      cpu_relax();
     } else {
       std::this_thread::yield();
     }

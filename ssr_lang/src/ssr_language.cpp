@@ -5,6 +5,10 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdlib>
+#include <mutex>
+#include <new>
+#include <stdexcept>
+#include <type_traits>
 #include <memory>
 #include <string>
 #include <utility>
@@ -71,32 +75,125 @@ const proto::LanguageTable& language_table() {
 
 std::atomic<std::uint64_t> SsrLanguage::runs_{0};
 
+static_assert(sizeof(std::atomic<void*>) == sizeof(void*) &&
+                  std::is_trivially_destructible_v<std::atomic<void*>>,
+              "VpTable takes its chunk pointers zeroed from calloc");
+
+SsrLanguage::VpTable::VpTable()
+    : chunks_(static_cast<std::atomic<Chunk*>*>(std::calloc(kChunks, sizeof(std::atomic<Chunk*>)))) {
+  if (chunks_ == nullptr) throw std::bad_alloc();
+}
+
+SsrLanguage::VpTable::~VpTable() {
+  for (std::size_t c = 0; c < kChunks; ++c) delete chunks_[c].load(std::memory_order_relaxed);
+  std::free(chunks_);
+}
+
+SsrLanguage::VpState* SsrLanguage::VpTable::find(VpId id) const noexcept {
+  if ((id >> kChunkBits) >= kChunks) return nullptr;
+  const Chunk* chunk = chunks_[id >> kChunkBits].load(std::memory_order_acquire);
+  return chunk != nullptr ? chunk->entries[id & ((1u << kChunkBits) - 1)].load(std::memory_order_acquire)
+                          : nullptr;
+}
+
+void SsrLanguage::VpTable::set(VpId id, VpState* state) {
+  if ((id >> kChunkBits) >= kChunks) throw std::length_error("more than 2^30 SSR VPs in one run");
+  std::atomic<Chunk*>& slot = chunks_[id >> kChunkBits];
+  Chunk* chunk = slot.load(std::memory_order_acquire);
+  if (chunk == nullptr) {
+    // Creations on two cores may both make the chunk: one keeps its own, the other takes it.
+    auto made = std::make_unique<Chunk>();
+    if (slot.compare_exchange_strong(chunk, made.get(), std::memory_order_acq_rel)) {
+      chunk = made.release();
+    }
+  }
+  chunk->entries[id & ((1u << kChunkBits) - 1)].store(state, std::memory_order_release);
+}
+
 SsrLanguage::SsrLanguage(std::size_t core_count)
     : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
-      run_id_(++runs_) {}
+      run_id_(++runs_), retired_(std::make_unique<RetiredStates[]>(core_count)) {}
 
 SsrLanguage::~SsrLanguage() {
   // VPs unwound after a deadlock or failure never reach their end handler.
-  for (VpState* vp_state : alive_) delete vp_state;
-  for (VpState* vp_state : retired_) delete vp_state;
+  alive_.for_each([](VpState* vp_state) { delete vp_state; });
+  for (std::size_t core = 0; core < core_count_; ++core) {
+    for (VpState* vp_state : retired_[core].states) delete vp_state;
+  }
 }
 
-void SsrLanguage::vp_created(VirtualProcessor& vp, CoreId /*core*/) {
+void SsrLanguage::vp_created(VirtualProcessor& vp, CoreId core) {
   VpState* vp_state = nullptr;
-  if (!retired_.empty()) {
-    vp_state = retired_.back();
-    retired_.pop_back();
+  std::vector<VpState*>& retired = retired_[core].states;
+  if (!retired.empty()) {
+    vp_state = retired.back();
+    retired.pop_back();
   } else {
     vp_state = new VpState{};
   }
   vp_state->vp = &vp;
   vp.language_slot = vp_state;
-  if (alive_.size() <= vp.id()) alive_.resize(std::max<std::size_t>(vp.id() + 1, alive_.size() * 2));
-  alive_[vp.id()] = vp_state;
+  alive_.set(vp.id(), vp_state);
 }
 
-SsrLanguage::VpState* SsrLanguage::find(VpId id) const {
-  return id < alive_.size() ? alive_[id] : nullptr;
+SsrLanguage::VpState* SsrLanguage::find(VpId id) const { return alive_.find(id); }
+
+SsrLanguage::Mailbox& SsrLanguage::channel(const detail::MessageTypeBase* type) {
+  ChannelShard& shard = channels_[(reinterpret_cast<std::uintptr_t>(type) >> 4) % kChannelShards];
+  std::lock_guard guard(shard.lock);
+  return shard.channels[type];  // a node: its address holds while the map grows
+}
+
+// ---------------------------------------------------------------------------------------------
+// lock domains
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+// Domain keys: a VP by its id, a message type or a singleton by its address, told apart by the
+// low bits (objects are aligned to at least 4 bytes).
+constexpr LockDomain kVpDomain = 1, kSingletonDomain = 2;
+LockDomain vp_domain(VpId id) { return (id << 2) | kVpDomain; }
+LockDomain object_domain(const void* object, LockDomain tag) {
+  return reinterpret_cast<std::uintptr_t>(object) | tag;
+}
+
+}  // namespace
+
+proto::LockDomains SsrLanguage::domains(const Request& request) const {
+  const VpId me = request.requester->id();
+  switch (request.kind) {
+    case proto::kEndVp: return proto::LockDomains::of(vp_domain(me));
+    // A creation touches only the runtime's pools and the new VP's state, which no other handler
+    // can name before this one returns.
+    case detail::kCreateVp: return proto::LockDomains::none();
+    // A rendezvous by name: the two VPs it joins (the end of either refuses the other).
+    case detail::kSendFromTo: return proto::LockDomains::of(vp_domain(me), vp_domain(outgoing(request).peer));
+    case detail::kReceiveFromTo: return proto::LockDomains::of(vp_domain(me), vp_domain(incoming(request).peer));
+    // A typed message to a VP: the receiver's mailbox.
+    case detail::kSendOfTypeTo: return proto::LockDomains::of(vp_domain(outgoing(request).peer));
+    case detail::kReceiveOfTypeTo: return proto::LockDomains::of(vp_domain(me));
+    // A typed message to anyone: the type's channel.
+    case detail::kSendOfType: return proto::LockDomains::of(object_domain(outgoing(request).channel, 0));
+    case detail::kReceiveOfType: return proto::LockDomains::of(object_domain(incoming(request).channel, 0));
+    case detail::kSingletonEnter:
+    case detail::kSingletonDone:
+      return proto::LockDomains::of(object_domain(
+          static_cast<const detail::SingletonCall*>(request.payload)->singleton, kSingletonDomain));
+    default: return proto::LockDomains::whole_language();
+  }
+}
+
+std::string SsrLanguage::describe_domain(LockDomain domain) const {
+  // Called by the runtime while it holds `domain`: a VP named here cannot end meanwhile.
+  switch (domain & 3) {
+    case kVpDomain: return "the mailbox of " + describe_vp(domain >> 2);
+    case kSingletonDomain:
+      return "singleton '" + reinterpret_cast<const Singleton*>(domain & ~LockDomain{3})->name() + "'";
+    default:
+      return "message type '" +
+             reinterpret_cast<const detail::MessageTypeBase*>(domain)->name() + "'";
+  }
 }
 
 static_assert(sizeof(VpBody) + sizeof(std::size_t) <= 64,
@@ -128,9 +225,8 @@ void SsrLanguage::handle(Request& request, RuntimeServices& services) {
     }
     case detail::kReceiveOfTypeTo:
       return typed(request, services, state(*request.requester).inbox[incoming(request).channel]);
-    case detail::kSendOfType: return typed(request, services, channels_[outgoing(request).channel]);
-    case detail::kReceiveOfType:
-      return typed(request, services, channels_[incoming(request).channel]);
+    case detail::kSendOfType: return typed(request, services, channel(outgoing(request).channel));
+    case detail::kReceiveOfType: return typed(request, services, channel(incoming(request).channel));
     case detail::kSingletonEnter: return singleton_enter(request, services);
     case detail::kSingletonDone: return singleton_done(request, services);
     default:
@@ -177,15 +273,10 @@ void SsrLanguage::create_vp(Request& request, RuntimeServices& services) {
 void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
   VirtualProcessor& ended = *request.requester;
   VpState* vp_state = &state(ended);
-  // Whoever waits for this VP by name would wait forever: tell them now, at their call site.
-  for (VpId waiter_id : vp_state->waited_on_by) {
-    VpState* waiter = find(waiter_id);
-    if (waiter == nullptr || waiter->from_to_wait == nullptr) continue;
-    Request& wait = *waiter->from_to_wait;
-    const bool names_ended = is_send(wait.kind) ? outgoing(wait).peer == ended.id()
-                                                : incoming(wait).peer == ended.id();
-    if (!names_ended) continue;
-    waiter->from_to_wait = nullptr;
+  // Whoever waits for this VP by name would wait forever: tell them now, at their call site. The
+  // waiter's own entry stays (its domain is not this one); it names this VP, which never comes.
+  for (Request* waiting : vp_state->waited_on_by) {
+    Request& wait = *waiting;
     refuse(wait, services,
            std::string(construct_name(wait.kind)) + ": " + describe_vp(ended.id()) +
                (is_send(wait.kind) ? " ended without receiving" : " ended without sending"));
@@ -197,15 +288,18 @@ void SsrLanguage::end_vp(Request& request, RuntimeServices& services) {
                  " ended without receiving this '" + channel_name(channel) + "' message");
     }
   }
-  alive_[ended.id()] = nullptr;
+  alive_.set(ended.id(), nullptr);
   ended.language_slot = nullptr;
-  if (retired_.size() < kRetiredKept) {
+  std::vector<VpState*>& retired = retired_[services.core()].states;
+  if (retired.size() < kRetiredKept) {
     // Cleared field by field: assigning a fresh VpState costs a new hash table.
     vp_state->vp = nullptr;
     vp_state->from_to_wait = nullptr;
+    vp_state->wait_peer = 0;
+    vp_state->wait_kind = 0;
     vp_state->waited_on_by.clear();
     vp_state->inbox.clear();
-    retired_.push_back(vp_state);
+    retired.push_back(vp_state);
   } else {
     delete vp_state;
   }
@@ -231,12 +325,10 @@ void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
                   std::string(construct) + ": " + describe_vp(peer_id) +
                       " has ended (or never existed)");
   }
-  Request* waiting = peer->from_to_wait;
   const ConstructKind partner = sending ? detail::kReceiveFromTo : detail::kSendFromTo;
-  if (waiting != nullptr && waiting->kind == partner &&
-      (sending ? incoming(*waiting).peer : outgoing(*waiting).peer) == me.id()) {
-    peer->from_to_wait = nullptr;
-    std::erase(state(me).waited_on_by, peer_id);
+  if (peer->from_to_wait != nullptr && peer->wait_peer == me.id() && peer->wait_kind == partner) {
+    Request* waiting = std::exchange(peer->from_to_wait, nullptr);
+    std::erase(state(me).waited_on_by, waiting);
     if (sending) {
       match(request, *waiting, services);
     } else {
@@ -244,8 +336,11 @@ void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
     }
     return;
   }
-  state(me).from_to_wait = &request;
-  peer->waited_on_by.push_back(me.id());
+  VpState& mine = state(me);
+  mine.from_to_wait = &request;
+  mine.wait_peer = peer_id;
+  mine.wait_kind = request.kind;
+  peer->waited_on_by.push_back(&request);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -254,7 +349,7 @@ void SsrLanguage::from_to(Request& request, RuntimeServices& services) {
 
 void SsrLanguage::join_group(const Request& request, RuntimeServices& services, Mailbox& box) {
   if (box.group == 0) {
-    box.group = next_group_++;
+    box.group = next_group_.fetch_add(1, std::memory_order_relaxed);
     const bool to_receiver = request.kind == detail::kSendOfTypeTo ||
                              request.kind == detail::kReceiveOfTypeTo;
     const detail::MessageTypeBase* type =
@@ -331,7 +426,7 @@ void SsrLanguage::singleton_enter(Request& request, RuntimeServices& services) {
   }
   if (services.recording()) {
     if (s.group_ == 0) {
-      s.group_ = next_group_++;
+      s.group_ = next_group_.fetch_add(1, std::memory_order_relaxed);
       services.define_group(s.group_, detail::kSingletonEnter, "singleton '" + s.name() + "'");
     }
     services.record_group_member(s.group_, kGroupSource, request.unit);

@@ -5,6 +5,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -13,6 +14,7 @@
 #include "fifo_assigner.h"
 #include "moirai/proto_runtime/language_plugin.h"
 #include "moirai/proto_runtime/run.h"
+#include "moirai/proto_runtime/spin_lock.h"
 #include "moirai/ssr/context.h"
 #include "moirai/ssr/detail/requests.h"
 
@@ -20,8 +22,10 @@ namespace moirai::ssr {
 
 // SsrLanguage implements every SSR construct as a request handler. Messages wait in their
 // sender's frame until matched; a match moves the value into the receiver's slot while both
-// VPs are suspended, then makes both ready (rendezvous). All state is touched under the
-// runtime lock only.
+// VPs are suspended, then makes both ready (rendezvous). Its lock domains: a VP (its mailboxes,
+// its pending send_from_to or receive_from_to, the requests waiting on it), a message type (its
+// send_of_type channel), a singleton; each handler touches only the state of the domains its
+// request names (domains()).
 class SsrLanguage final : public proto::LanguagePlugin {
  public:
   explicit SsrLanguage(std::size_t core_count);
@@ -30,6 +34,9 @@ class SsrLanguage final : public proto::LanguagePlugin {
   void vp_created(proto::VirtualProcessor& vp, CoreId core) override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
   std::string describe_wait(const proto::Request& request) const override;
+  bool names_domains() const noexcept override { return true; }
+  proto::LockDomains domains(const proto::Request& request) const override;
+  std::string describe_domain(LockDomain domain) const override;
   proto::Assigner& assigner() override { return assigner_; }
 
   // seed turns the program's first body into the function its VP animates (proto::run).
@@ -48,12 +55,55 @@ class SsrLanguage final : public proto::LanguagePlugin {
     std::deque<proto::Request*> receivers;
     std::uint64_t group = 0;  // its group of possible partners in the trace (0: not yet named)
   };
-  // VpState is SSR's per-VP state (in VirtualProcessor::language_slot).
+  // VpState is SSR's per-VP state (in VirtualProcessor::language_slot), in the VP's domain.
   struct VpState {
     proto::VirtualProcessor* vp = nullptr;
-    proto::Request* from_to_wait = nullptr;       // its unmatched send_from_to / receive_from_to
-    std::vector<VpId> waited_on_by;               // VPs whose from_to_wait names this VP
+    // its unmatched send_from_to / receive_from_to, valid while wait_peer and wait_kind say so:
+    // the end of the peer refuses the request without touching this state (another domain), so
+    // the entry may outlive the request, naming a VP that has ended.
+    proto::Request* from_to_wait = nullptr;
+    VpId wait_peer = 0;
+    ConstructKind wait_kind = 0;
+    std::vector<proto::Request*> waited_on_by;    // from_to requests of other VPs naming this VP
     std::unordered_map<const detail::MessageTypeBase*, Mailbox> inbox;  // its send_of_type_to mailboxes by type
+  };
+  // VpTable maps VP ids to their states for handlers of any domain: chunks never move once made,
+  // so a lookup takes no lock (an entry is written in its VP's creation and end).
+  class VpTable {
+   public:
+    VpTable();
+    ~VpTable();
+    VpState* find(VpId id) const noexcept;
+    void set(VpId id, VpState* state);
+    template <class F>
+    void for_each(F f) const {
+      for (std::size_t c = 0; c < kChunks; ++c) {
+        const Chunk* chunk = chunks_[c].load(std::memory_order_acquire);
+        if (chunk == nullptr) continue;
+        for (const auto& entry : chunk->entries) {
+          if (VpState* state = entry.load(std::memory_order_relaxed)) f(state);
+        }
+      }
+    }
+
+   private:
+    static constexpr unsigned kChunkBits = 12;
+    static constexpr std::size_t kChunks = std::size_t{1} << 18;  // 2^30 VPs in a run
+    struct Chunk {
+      std::atomic<VpState*> entries[std::size_t{1} << kChunkBits] = {};
+    };
+    std::atomic<Chunk*>* chunks_;  // kChunks, zeroed by calloc: pages are touched as ids grow
+  };
+  // Channels holds the send_of_type channels by message type, in shards with a lock each for
+  // the lookup only: a channel's mailbox is its type's domain, and types share shards.
+  struct alignas(64) ChannelShard {
+    proto::SpinLock lock;
+    std::unordered_map<const detail::MessageTypeBase*, Mailbox> channels;
+  };
+  Mailbox& channel(const detail::MessageTypeBase* type);
+  // RetiredStates keeps the states of ended VPs for the next creations on the same core.
+  struct alignas(64) RetiredStates {
+    std::vector<VpState*> states;
   };
 
   static VpState& state(proto::VirtualProcessor& vp) {
@@ -79,16 +129,18 @@ class SsrLanguage final : public proto::LanguagePlugin {
   std::size_t core_count_;
   FifoAssigner assigner_;
   std::uint64_t run_id_;
-  std::uint64_t next_group_ = 1;
-  // alive_[id] is the state of VP `id` while it lives, else nullptr. VP ids are dense (1, 2, ...),
-  // so a table beats a hash map on the hot path (8 bytes per VP ever created).
-  std::vector<VpState*> alive_;
-  // retired_ keeps the states of ended VPs for the next ones: a VP often ends on another core than
-  // the one that created it, and freeing there what that core allocated made both cores queue for
-  // the allocator's arena lock (futex waits) on every short-lived VP. Up to kRetiredKept are kept.
-  static constexpr std::size_t kRetiredKept = 4096;
-  std::vector<VpState*> retired_;
-  std::unordered_map<const detail::MessageTypeBase*, Mailbox> channels_;  // send_of_type, by type
+  std::atomic<std::uint64_t> next_group_{1};
+  // alive_ holds the state of each VP while it lives. VP ids are dense (1, 2, ...), so a table
+  // beats a hash map on the hot path (8 bytes per VP ever created).
+  VpTable alive_;
+  // retired_[core] keeps the states of VPs that ended on `core` for its next creations: a VP often
+  // ends on another core than the one that created it, and freeing there what that core allocated
+  // made both cores queue for the allocator's arena lock (futex waits) on every short-lived VP.
+  // Up to kRetiredKept are kept per core.
+  static constexpr std::size_t kRetiredKept = 1024;
+  std::unique_ptr<RetiredStates[]> retired_;
+  static constexpr std::size_t kChannelShards = 16;
+  ChannelShard channels_[kChannelShards];
 };
 
 }  // namespace moirai::ssr

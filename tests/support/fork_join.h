@@ -3,6 +3,7 @@
 // and its own assigner (one global FIFO queue; every VP may run on any core).
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <deque>
 #include <set>
@@ -101,6 +102,9 @@ class ForkJoin final : public proto::LanguagePlugin, private proto::Assigner {
   }
 
   void handle(proto::Request& request, proto::RuntimeServices& services) override {
+    // It names no lock domains, so its handlers run one at a time: a second in flight is a bug.
+    if (in_handler_.exchange(true)) ++overlaps_;
+    struct Leave { std::atomic<bool>& flag; ~Leave() { flag.store(false); } } leave{in_handler_};
     proto::VirtualProcessor& vp = *request.requester;
     State& me = states_[vp.id()];
     me.vp = &vp;
@@ -175,6 +179,7 @@ class ForkJoin final : public proto::LanguagePlugin, private proto::Assigner {
   std::size_t on_ready_calls() const { return on_ready_calls_; }
   std::size_t chosen() const { return chosen_; }
   std::size_t handled() const { return handled_; }
+  std::size_t overlaps() const { return overlaps_.load(); }
 
  private:
   struct State {
@@ -202,6 +207,8 @@ class ForkJoin final : public proto::LanguagePlugin, private proto::Assigner {
   std::size_t on_ready_calls_ = 0;
   std::size_t chosen_ = 0;
   std::size_t handled_ = 0;
+  std::atomic<bool> in_handler_{false};
+  std::atomic<std::size_t> overlaps_{0};
 };
 
 }  // namespace moirai::test::fj

@@ -75,10 +75,10 @@ class VirtualProcessor {
   // end_self is called from inside this VP: it unwinds the VP's stack and ends it.
   [[noreturn]] void end_self(const CallSite& site);
 
-  // language_slot is per-VP storage owned by the language plugin (touched under the runtime lock).
+  // language_slot is per-VP storage owned by the language plugin (touched by its handlers only).
   void* language_slot = nullptr;
   // assigner_link is a link the language's assigner may use to queue a ready VP without
-  // allocating (touched under the runtime lock).
+  // allocating (touched by the assigner only).
   VirtualProcessor* assigner_link = nullptr;
 
  private:

@@ -28,7 +28,7 @@ class Singleton {
   const std::string& name() const noexcept { return name_; }
 
  private:
-  friend class SsrLanguage;  // the state below is touched only by its handlers, under the lock
+  friend class SsrLanguage;  // the state below is touched only by its handlers, in its domain
   enum class State { fresh, running, done };
   std::string name_;
   std::uint64_t run_ = 0;  // the run that state_ belongs to

@@ -1,0 +1,129 @@
+// Lock domains: the runtime runs the handlers of requests on different domains at the same time,
+// never two handlers of one domain, takes two domains in one order, and keeps a language that
+// names none under its one lock. The test-only "touch" language (support/domain_lang.h) counts.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <cstdint>
+
+#include "moirai/proto_runtime/real_machine.h"
+#include "moirai/proto_runtime/runtime.h"
+#include "moirai/proto_runtime/sim_machine.h"
+#include "support/domain_lang.h"
+#include "support/fork_join.h"
+#include "support/test_support.h"
+
+namespace moirai::test {
+namespace {
+
+using proto::VirtualProcessor;
+
+// run_touch runs `seed` on `machine` with `language` within the suite's time limit.
+void run_touch(proto::Machine& machine, touch::Touch& language, proto::VpFunction seed) {
+  proto::Runtime runtime(machine, language, {});
+  within(kRunLimit, "proto::Runtime::run (touch)", [&] {
+    runtime.run(std::move(seed), proto::VpOptions{"seed", 0, 0});
+    return 0;
+  });
+}
+
+// Two VPs, one per core, each touch a cell of their own and wait in the handler until the other
+// handler is in flight too: under one lock for all handlers the second could never start.
+TEST(LockDomains, HandlersOfTwoDomainsAreInFlightAtOnce) {
+  proto::RealMachine machine(2);
+  touch::Touch language(2);
+  run_touch(machine, language, [](VirtualProcessor& self) {
+    // Core 1's first: the seed's own core runs the child queued before the seed.
+    touch::spawn(self, 1, [](VirtualProcessor& vp) { touch::touch(vp, 2, /*meet=*/true); });
+    touch::spawn(self, 0, [](VirtualProcessor& vp) { touch::touch(vp, 1, /*meet=*/true); });
+  });
+  EXPECT_GE(language.met(), 1u);
+  EXPECT_EQ(language.gave_up(), 0u);
+  EXPECT_EQ(language.overlaps(), 0u);
+}
+
+// The control: the same program in a language that names no domains never has two handlers in
+// flight; each waits out its (short) patience alone.
+TEST(LockDomains, ALanguageNamingNoneRunsOneHandlerAtATime) {
+  proto::RealMachine machine(2);
+  touch::Touch language(2);
+  language.with_domains(false);
+  language.patience(std::chrono::milliseconds(50));
+  run_touch(machine, language, [](VirtualProcessor& self) {
+    // Core 1's first: the seed's own core runs the child queued before the seed.
+    touch::spawn(self, 1, [](VirtualProcessor& vp) { touch::touch(vp, 2, /*meet=*/true); });
+    touch::spawn(self, 0, [](VirtualProcessor& vp) { touch::touch(vp, 1, /*meet=*/true); });
+  });
+  EXPECT_EQ(language.met(), 0u);
+  EXPECT_EQ(language.gave_up(), 2u);
+}
+
+// Four VPs on two cores hammer three cells, alone and in pairs named in either order: no handler
+// finds another of its domain in flight, no count is lost, and the pairs (taken in one order
+// whatever the order named) never deadlock.
+TEST(LockDomains, HandlersOfOneDomainNeverOverlap) {
+  constexpr int kRounds = 4000;
+  proto::RealMachine machine(2);
+  touch::Touch language(2);
+  run_touch(machine, language, [](VirtualProcessor& self) {
+    for (CoreId core : {0u, 1u, 0u, 1u}) {
+      touch::spawn(self, core, [core](VirtualProcessor& vp) {
+        for (int k = 0; k < kRounds; ++k) {
+          touch::touch(vp, 1);
+          touch::touch(vp, 2 + k % 2);
+          if (core == 0) {
+            touch::touch_two(vp, 1, 2);
+          } else {
+            touch::touch_two(vp, 2, 1);
+          }
+        }
+      });
+    }
+  });
+  EXPECT_EQ(language.overlaps(), 0u);
+  EXPECT_EQ(language.touches(1), 4u * 2 * kRounds);
+  EXPECT_EQ(language.touches(2), 4u * kRounds / 2 + 4u * kRounds);
+  EXPECT_EQ(language.touches(3), 4u * kRounds / 2);
+}
+
+// A simulated machine runs the same program to the same counts.
+TEST(LockDomains, ASimulatedMachineRunsADomainLanguage) {
+  proto::SimConfig config;
+  config.topology = proto::SimTopology{1, 2};
+  proto::SimMachine machine(config);
+  touch::Touch language(2);
+  run_touch(machine, language, [](VirtualProcessor& self) {
+    for (CoreId core : {0u, 1u}) {
+      touch::spawn(self, core, [](VirtualProcessor& vp) {
+        for (int k = 0; k < 100; ++k) touch::touch_two(vp, 1, 2);
+      });
+    }
+  });
+  EXPECT_EQ(language.overlaps(), 0u);
+  EXPECT_EQ(language.touches(1), 200u);
+}
+
+// The fork/join language names no domains: on two cores its handlers (which share one map of
+// VP states) never overlap, as before lock domains.
+TEST(LockDomains, AForkJoinRunOnTwoCoresNeverOverlapsItsHandlers) {
+  proto::RealMachine machine(2);
+  fj::ForkJoin language;
+  proto::Runtime runtime(machine, language, {});
+  std::atomic<int> leaves{0};
+  within(kRunLimit, "proto::Runtime::run (fork/join)", [&] {
+    runtime.run(
+        [&](VirtualProcessor& self) {
+          for (int k = 0; k < 200; ++k) {
+            fj::fork(self, [&](VirtualProcessor&) { leaves.fetch_add(1); });
+          }
+          fj::join(self);
+        },
+        proto::VpOptions{"seed", kAnyCore, 0});
+    return 0;
+  });
+  EXPECT_EQ(leaves.load(), 200);
+  EXPECT_EQ(language.overlaps(), 0u);
+}
+
+}  // namespace
+}  // namespace moirai::test
