@@ -145,7 +145,7 @@ TEST_P(ScenarioWhatIf, ReplayWithoutTheCauseGainsWhatTheFixGains) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Suite, ScenarioWhatIf,
-                         ::testing::Values("lock-contention", "long-singleton", "serial-reduction", "grain-too-fine", "grain-too-fine-16", "lock-contention-16", "lock-contention-64", "reduction-bands", "two-causes-two-cores", "idle-tail", "idle-tail-collected", "idle-tail-two-cores", "mixed-tail-big", "idle-bands", "mixed-starvation-big", "exclusive-late", "mixed-tail-over-starvation", "wavefront",
+                         ::testing::Values("lock-contention", "long-singleton", "serial-reduction", "grain-too-fine", "grain-too-fine-16", "lock-contention-64", "reduction-bands", "two-causes-two-cores", "idle-tail", "idle-tail-collected", "idle-tail-two-cores", "mixed-tail-big", "idle-bands", "mixed-starvation-big", "exclusive-late", "mixed-tail-over-starvation", "wavefront",
                                            "unused-cores", "own-core-creations", "creator-starvation", "mixed-unused-big"),
                          [](const auto& param_info) {
                            std::string name = param_info.param;

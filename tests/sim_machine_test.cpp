@@ -120,7 +120,8 @@ TEST(SimMachine, DeclaredWorkGivesIdenticalTracesTwice) {
 }
 
 // One VP on one core: create nothing, charge twice, end. Every cost is known, so the makespan is
-// the exact sum: lock + assigner + switch + work + communication + lock + end_vp handler.
+// the exact sum: assigner + switch + work + communication + lock + end_vp handler (SSR names lock
+// domains: its assigner takes no lock, its end takes the VP's domain).
 TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
   const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 7, .communication = 11, .communications = {}, .lock = 13, .lock_handoff = 0,
                                .assigner = 17, .wake = 19, .wake_parked = 19, .idle_spin = 0, .handler = 23, .handlers = {{"end_vp", 29}}, .work = {}};
@@ -131,7 +132,7 @@ TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
       ctx.charge_work(234);
     });
   });
-  EXPECT_EQ(machine.makespan(), 13u + 17 + 7 + 1234 + 11 + 13 + 29);
+  EXPECT_EQ(machine.makespan(), 17u + 7 + 1234 + 11 + 13 + 29);
   EXPECT_EQ(machine.units(), 1u);
 }
 
@@ -155,20 +156,42 @@ std::uint64_t known_workload_makespan(std::uint64_t lock_contended) {
 
 // A seed and a child on two cores: each unit's cost is known, so is the sum.
 TEST(SimMachine, MakespanOfAKnownWorkloadOnTwoCores) {
-  // Core 0 at 0: lock 2 + assigner 4 (until 6), switch 5 -> unit at 11, work 50 -> 61, comm 3
-  // -> 64, lock 2, create handler 100 -> 166; the child is made ready for core 1 at 166.
-  // Core 1 started at 0 too, waited for the lock until 6, took it (+2 +4 = 12), found nothing.
-  // Core 0's hold goes on into its assigner (one hold, as end_unit on real cores): 4 -> 170.
-  // Core 1, woken at 166, waits until 170: lock 2, assigner 4 -> 176, switch 5 -> 181, work
-  // 1000 -> 1181, comm 3, lock 2, end_vp 20 -> 1206. Core 0 ends the seed long before.
-  EXPECT_EQ(known_workload_makespan(0), 1206u);
+  // SSR names lock domains: its assigner takes no lock, a creation none, an end its VP's domain.
+  // Core 0 at 0: assigner 4, switch 5 -> unit at 9, work 50 -> 59, comm 3 -> 62, create handler
+  // 100 -> 162; the child is made ready for core 1 at 162. Core 1 found nothing at 4 and idles.
+  // Core 1, woken at 162: assigner 4 -> 166, switch 5 -> 171, work 1000 -> 1171, comm 3, lock 2
+  // (the child's domain), end_vp 20 -> 1196. Core 0 ends the seed long before.
+  EXPECT_EQ(known_workload_makespan(0), 1196u);
+  // No core waits for a domain another holds there: a contended hand-off costs nothing.
+  EXPECT_EQ(known_workload_makespan(50), 1196u);
 }
 
-// The same workload with a contended hand-off: core 1 waits for the lock twice (until 6, and
-// until 170), and each hold after a wait costs lock.contended more. The first one falls in core
-// 1's idle start, before it is woken at 166; the second delays the child by 50 and so the run.
-TEST(SimMachine, AHoldAfterALockWaitCostsTheContendedHandOff) {
-  EXPECT_EQ(known_workload_makespan(50), 1206u + 50);
+// Two cores pass one singleton at about the same virtual time: each hold after a wait for its
+// domain costs lock.contended more (here every wait delays the run), and the trace names the
+// domain waited for.
+TEST(SimMachine, AHoldAfterADomainWaitCostsTheContendedHandOffAndIsNamed) {
+  const auto makespan = [](std::uint64_t contended, trace::Trace* out) {
+    proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2,
+                           .lock_handoff = 0, .lock_contended = contended, .assigner = 4, .wake = 0, .wake_parked = 0,
+                           .idle_spin = 0, .handler = 1000, .handlers = {}, .work = {}};
+    proto::SimMachine machine(sim(2, costs));
+    static ssr::Singleton gate("gate");
+    const auto seed = [](ssr::Context& ctx) {
+      ctx.create_vp([](ssr::Context& me) { me.singleton(gate, [] {}); }, {.name = "child", .core = 1});
+      ctx.singleton(gate, [] {});
+    };
+    trace::Trace trace = record(machine, contended == 0 ? "domain_wait_0" : "domain_wait_50", seed);
+    if (out != nullptr) *out = std::move(trace);
+    return machine.makespan();
+  };
+  trace::Trace trace;
+  const std::uint64_t uncontended = makespan(0, nullptr);
+  const std::uint64_t contended = makespan(50, &trace);
+  ASSERT_FALSE(trace.lock_handoffs.empty());
+  EXPECT_EQ(contended, uncontended + 50 * trace.lock_handoffs.size());
+  const std::uint16_t domain = trace.lock_handoffs.front().record.domain;
+  ASSERT_NE(domain, 0u);
+  EXPECT_EQ(trace.lock_domains.at(domain).name, "singleton 'gate'");
 }
 
 TEST(SimMachine, ContendingCoresWaitForTheLockAndTheTraceShowsIt) {
@@ -254,8 +277,8 @@ TEST(SimMachine, TheTraceKeepsEachUnitsDeclaredWork) {
   EXPECT_EQ(declared, (std::vector<std::uint64_t>{0, 345, 1000}));
 }
 
-// The known workload again, with a wake-up in two parts: core 1 went idle at 12 and its child is
-// ready at 166, after 154 ticks of idling. With a spin longer than that it is woken in `wake` (7);
+// The known workload again, with a wake-up in two parts: core 1 went idle at 4 and its child is
+// ready at 162, after 158 ticks of idling. With a spin longer than that it is woken in `wake` (7);
 // with a shorter one it has parked and takes `wake.parked` (300). The run's end wakes core 0,
 // idle since 276, the same way.
 TEST(SimMachine, AnIdleCoreIsWokenCheaplyWhileItSpinsAndDearlyOnceParked) {
@@ -271,10 +294,10 @@ TEST(SimMachine, AnIdleCoreIsWokenCheaplyWhileItSpinsAndDearlyOnceParked) {
         ctx.charge_work(70);
       }, ssr::RunOptions{.seed_core = 0});
     });
-    // Spinning: core 1 looks at 173 (the lock is free from 172), ends at 173 + 2 + 4 + 5 + 1000 +
-    // 3 + 2 + 20 = 1209, and core 0 is woken to stop at 1216. Parked: core 1 looks at 466, ends
-    // at 1502, core 0 stops at 1802.
-    EXPECT_EQ(machine.makespan(), spin > 1000 ? 1216u : 1802u) << "idle_spin " << spin;
+    // Core 1 went idle at 4 (SSR's assigner takes no lock) and the child is ready at 162.
+    // Spinning: core 1 looks at 169, ends at 169 + 4 + 5 + 1000 + 3 + 2 + 20 = 1203, and core 0
+    // is woken to stop at 1210. Parked: core 1 looks at 462, ends at 1496, core 0 stops at 1796.
+    EXPECT_EQ(machine.makespan(), spin > 1000 ? 1210u : 1796u) << "idle_spin " << spin;
   }
 }
 

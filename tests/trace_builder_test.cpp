@@ -86,6 +86,48 @@ TEST(TraceBuilder, EveryRecordKindReadsBackExactly) {
   EXPECT_EQ(t.end.end_time, 44u);
 }
 
+// A lock handoff names the lock domain it waited for (format 3.4), defined once with its name; a
+// complete trace that names a domain it never defines is refused, naming the core and the id.
+TEST(TraceBuilder, LockHandoffsNameTheirDomains) {
+  const std::string path = temp_path("domains");
+  {
+    trace::TraceBuilder out(path, options(2));
+    out.site(3, "app.cpp", 12, "main");
+    out.lock_domain(1, 0x51, "the mailbox of VP 20 'worker 3'");
+    out.unit(0, 1, 1, 0, 10, 20, 25, 0, 3);
+    out.lock_handoff(0, 1, 20, 25, 1);
+    out.lock_handoff(1, 0, 26, 30);
+    out.finish(30);
+  }
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(t.lock_handoffs.size(), 2u);
+  EXPECT_EQ(t.lock_handoffs[0].record.domain, 1u);
+  EXPECT_EQ(t.lock_handoffs[1].record.domain, 0u);
+  ASSERT_EQ(t.lock_domains.count(1), 1u);
+  EXPECT_EQ(t.lock_domains.at(1).key, 0x51u);
+  EXPECT_EQ(t.lock_domains.at(1).name, "the mailbox of VP 20 'worker 3'");
+
+  const std::string bad = temp_path("undefined_domain");
+  {
+    trace::TraceBuilder out(bad, options(2));
+    out.lock_handoff(0, 1, 20, 25, 7);
+    out.finish(30);
+  }
+  try {
+    trace::read_trace(bad);
+    ADD_FAILURE() << "a handoff on an undefined lock domain was read";
+  } catch (const trace::TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("names lock domain 7, which the trace never defines"),
+              std::string::npos)
+        << error.what();
+  }
+  std::remove(bad.c_str());
+  const std::string zero = temp_path("zero");
+  EXPECT_THROW(trace::TraceBuilder(zero, options(1)).lock_domain(0, 1, "x"), std::invalid_argument);
+  std::remove(zero.c_str());
+}
+
 // Records beyond a chunk's worth go out in several chunks, all read back, in order.
 TEST(TraceBuilder, ManyRecordsSpanSeveralChunks) {
   const std::string path = temp_path("many");

@@ -5,7 +5,6 @@
 #include <bit>
 #include <cstdint>
 
-#include "moirai/instrument/runtime_observer.h"
 #include "moirai/proto_runtime/lock_domains.h"
 #include "moirai/proto_runtime/spin_lock.h"
 
@@ -31,18 +30,17 @@ class DomainLocks {
     return mask;
   }
 
-  // take holds every stripe of `set` for `core`; a stripe it had to wait for is reported to
-  // `observer` (may be null) with the key that named it and the core that released it.
-  Mask take(CoreId core, const LockDomains& set, instrument::RuntimeObserver* observer) noexcept {
+  // take holds every stripe of `set` for `core`. Around a stripe it has to wait for it calls
+  // waiting() and then waited(key, releasing core), with the key of `set` that named the stripe.
+  template <class Waiting, class Waited>
+  Mask take(CoreId core, const LockDomains& set, Waiting&& waiting, Waited&& waited) {
     const Mask mask = mask_of(set);
     for (Mask rest = mask; rest != 0; rest &= rest - 1) {
       Stripe& stripe = stripes_[std::countr_zero(rest)];
       if (!stripe.lock.try_lock()) [[unlikely]] {
-        if (observer != nullptr) observer->lock_wait_begin(core);
+        waiting();
         stripe.lock.lock();
-        if (observer != nullptr) {
-          observer->lock_wait_end(core, stripe.holder, key_for(set, std::countr_zero(rest)));
-        }
+        waited(key_for(set, std::countr_zero(rest)), stripe.holder);
       }
       stripe.holder = core;
     }

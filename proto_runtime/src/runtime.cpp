@@ -1,6 +1,7 @@
 #include "moirai/proto_runtime/runtime.h"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <boost/context/fiber.hpp>
 #include <mutex>
@@ -9,6 +10,7 @@
 #include <string>
 #include <thread>
 #include <utility>
+#include <unordered_set>
 #include <vector>
 
 #include "domain_locks.h"
@@ -52,6 +54,7 @@ struct alignas(64) CoreState {
   VirtualProcessor* spare = nullptr;
   bool refill = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
+  std::unordered_set<LockDomain> named_domains;  // the lock domains this core has had named
   std::vector<CoreId> handed_to;          // those of them handed a VP (Machine::notify_handed)
   bool stopped = false;                   // this core's handler stopped the run (under the lock)
   // stats counts what this core did (under the lock): per core, so that no line moves for them.
@@ -155,6 +158,7 @@ struct Runtime::Impl final : detail::VpHost {
   }
 
   void acquire(CoreId core);
+  void waited_for(CoreId core, LockDomain key, CoreId holder);
   // take and next_after_unit are on every construct's path: GCC stopped inlining them once take
   // counted for the core that calls it (callgrind: 108 more instructions per SSR round trip).
   [[gnu::always_inline]] VirtualProcessor* take(CoreId core, CoreId by);
@@ -257,6 +261,16 @@ void Runtime::Impl::acquire(CoreId core) {
   // The previous holder's release is what let this core in.
   if (kRecording && observer) observer->lock_wait_end(core, lock_holder, kWholeLanguage);
   lock_holder = core;
+}
+
+// waited_for reports that `core` waited for domain `key` until `holder` released it; the first
+// time this core waits for a domain, the language names it (the core holds the domain now, so
+// what the name reads cannot change meanwhile).
+void Runtime::Impl::waited_for(CoreId core, LockDomain key, CoreId holder) {
+  if (key != kWholeLanguage && cores[core].named_domains.insert(key).second) {
+    observer->lock_domain_named(core, key, language.describe_domain(key));
+  }
+  observer->lock_wait_end(core, holder, key);
 }
 
 // take is the assigner's choice for `core`, counted for core `by`.
@@ -408,8 +422,20 @@ inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& 
     fail_with(std::make_exception_ptr(
         VpFailure(vp.id(), vp.name(), vp.created_at(), std::current_exception())));
   }
-  const detail::DomainLocks::Mask held =
-      domain_locks.take(core, set, kRecording ? observer : nullptr);
+  if (kRecording && observer) {
+    std::array<LockDomain, LockDomains::kMax> keys{};
+    std::size_t count = set.whole() ? 1 : set.size();
+    for (std::size_t k = 0; k < count; ++k) keys[k] = set.whole() ? kWholeLanguage : set[k];
+    observer->handler_domains(core, keys.data(), count);
+  }
+  const detail::DomainLocks::Mask held = domain_locks.take(
+      core, set,
+      [&] {
+        if (kRecording && observer) observer->lock_wait_begin(core);
+      },
+      [&](LockDomain key, CoreId holder) {
+        if (kRecording && observer) waited_for(core, key, holder);
+      });
   finish_unit(core, vp);
   domain_locks.release(held);
   return next_after_unit(core);
@@ -775,7 +801,13 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   if (rt.ran) throw std::logic_error("Runtime::run called twice: a Runtime runs once");
   rt.ran = true;
   rt.machine.use_language_costs(rt.language.table().costs);
+  rt.machine.use_lock_domains(rt.domains ? std::function<std::string(LockDomain)>(
+                                                [&language = rt.language](LockDomain key) {
+                                                  return language.describe_domain(key);
+                                                })
+                                          : nullptr);
   if (kRecording && rt.observer) {
+    if (rt.domains) rt.observer->language_names_domains();
     rt.observer->run_start(rt.language.table().name, rt.language.table().constructs, rt.core_count);
   }
   rt.lock.lock();

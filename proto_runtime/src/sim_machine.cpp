@@ -9,7 +9,9 @@
 #include <exception>
 #include <functional>
 #include <numeric>
+#include <array>
 #include <unordered_map>
+#include <unordered_set>
 #include <queue>
 #include <set>
 #include <sstream>
@@ -179,6 +181,24 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   // The runtime lock as a resource in virtual time.
   std::uint64_t lock_free_at = kOrigin;
   CoreId lock_holder = 0;
+  // The lock domains of a language that names them, each a resource in virtual time; the whole
+  // language's is taken by a handler that names it, and waited for by every other.
+  struct DomainLock {
+    std::uint64_t free_at = kOrigin;
+    CoreId holder = kAnyCore;  // kAnyCore: never held, so no line to move
+  };
+  bool domains = false;
+  std::function<std::string(LockDomain)> name_domain;
+  std::unordered_map<LockDomain, DomainLock> domain_locks;
+  DomainLock whole;
+  struct Held {
+    std::array<LockDomain, 4> keys{};
+    std::size_t count = 0;
+    std::unordered_set<LockDomain> named;  // the domains this core has had named to the user
+  };
+  std::vector<Held> held = std::vector<Held>(cores.size());
+  void acquire_domains(CoreId core);
+  void release_domains(CoreId core);
 
   // The event queue: runnable cores that yielded, earliest (time, id) first; an entry whose
   // ticket is no longer its core's was superseded (a working core's end moved).
@@ -272,6 +292,9 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   }
 
   // RuntimeObserver: advance the clock, then tell the user's observer at the new time.
+  void language_names_domains() override {
+    if (user) user->language_names_domains();
+  }
   void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                  std::size_t core_count) override {
     handler_costs.clear();
@@ -354,30 +377,48 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     // The core asks for the lock after the communication: other cores go first until then.
     reschedule(core, c.clock + communication_cost(ended_by));
   }
+  void handler_domains(CoreId core, const LockDomain* keys, std::size_t count) override {
+    Held& h = held[core];
+    h.count = std::min(count, h.keys.size());
+    std::copy(keys, keys + h.count, h.keys.begin());
+    if (user) user->handler_domains(core, keys, count);
+  }
   void handler_enter(CoreId core, ConstructKind kind, UnitId unit) override {
     cores[core].clock += communication_cost(kind);
-    acquire(core);
+    if (domains) {
+      acquire_domains(core);
+    } else {
+      acquire(core);
+    }
     if (user) user->handler_enter(core, kind, unit);
   }
   void handler_exit(CoreId core, ConstructKind kind, UnitId unit) override {
     cores[core].clock += kind < handler_costs.size() ? handler_costs[kind] : config.costs.handler;
     if (user) user->handler_exit(core, kind, unit);
+    if (domains) {
+      release_domains(core);
+      return;
+    }
     // The lock stays taken through the assignment that comes next on this core: a core that
     // asks in between waits for its end, and this core does not ask again.
     release(core);
     lock_free_at += config.costs.assigner;
     cores[core].holds_lock = true;
   }
+  // A language that names lock domains synchronises its assigner itself, per core: no shared lock.
   void assigner_enter(CoreId core) override {
-    acquire(core);
+    if (!domains) acquire(core);
     if (user) user->assigner_enter(core);
   }
   void assigner_exit(CoreId core, UnitId chosen) override {
     cores[core].clock += config.costs.assigner;
     if (user) user->assigner_exit(core, chosen);
-    release(core);
+    if (!domains) release(core);
   }
   void lock_wait_begin(CoreId core) override { if (user) user->lock_wait_begin(core); }
+  void lock_domain_named(CoreId core, LockDomain domain, const std::string& name) override {
+    if (user) user->lock_domain_named(core, domain, name);
+  }
   void lock_wait_end(CoreId core, CoreId by, LockDomain domain) override {
     if (user) user->lock_wait_end(core, by, domain);
   }
@@ -407,6 +448,54 @@ void SimMachine::Impl::acquire(CoreId core) {
     extra += config.costs.lock_contended;
   }
   c.clock += config.costs.lock + extra;
+}
+
+// acquire_domains takes the domains the core's handler named, in virtual time: each costs a lock
+// take, more when another core held it last, and a wait while another holds it (reported, with
+// the domain named once per core). The whole language waits for every domain, and each domain
+// for the whole language.
+void SimMachine::Impl::acquire_domains(CoreId core) {
+  VirtualCore& c = cores[core];
+  Held& h = held[core];
+  auto take = [&](DomainLock& lock, LockDomain key, std::uint64_t free_at) {
+    if (!config.lock_excludes) {
+      c.clock += config.costs.lock;
+      return;
+    }
+    std::uint64_t extra = lock.holder != kAnyCore && lock.holder != core ? config.costs.lock_handoff : 0;
+    if (free_at > c.clock) {
+      if (user) {
+        user->lock_wait_begin(core);
+        if (key != kWholeLanguage && name_domain && h.named.insert(key).second) {
+          user->lock_domain_named(core, key, name_domain(key));
+        }
+      }
+      c.clock = free_at;
+      if (user) user->lock_wait_end(core, lock.holder == kAnyCore ? core : lock.holder, key);
+      extra += config.costs.lock_contended;
+    }
+    c.clock += config.costs.lock + extra;
+  };
+  for (std::size_t k = 0; k < h.count; ++k) {
+    if (h.keys[k] == kWholeLanguage) {
+      std::uint64_t free_at = whole.free_at;
+      for (const auto& [key, lock] : domain_locks) free_at = std::max(free_at, lock.free_at);
+      take(whole, kWholeLanguage, free_at);
+    } else {
+      DomainLock& lock = domain_locks[h.keys[k]];
+      take(lock, h.keys[k], std::max(lock.free_at, whole.free_at));
+    }
+  }
+}
+
+void SimMachine::Impl::release_domains(CoreId core) {
+  Held& h = held[core];
+  for (std::size_t k = 0; k < h.count; ++k) {
+    DomainLock& lock = h.keys[k] == kWholeLanguage ? whole : domain_locks[h.keys[k]];
+    lock.free_at = std::max(lock.free_at, cores[core].clock);
+    lock.holder = core;
+  }
+  h.count = 0;
 }
 
 void SimMachine::Impl::advance_work(std::uint64_t to) {
@@ -581,6 +670,11 @@ void SimMachine::use_language_costs(const CostModel& costs) {
   CostModel& own = impl_->config.costs;
   for (const auto& [construct, ticks] : costs.handlers) own.handlers.try_emplace(construct, ticks);
   for (const auto& [construct, ticks] : costs.communications) own.communications.try_emplace(construct, ticks);
+}
+
+void SimMachine::use_lock_domains(std::function<std::string(LockDomain)> name) {
+  impl_->domains = static_cast<bool>(name);
+  impl_->name_domain = std::move(name);
 }
 
 void SimMachine::notify_work(CoreId core) {

@@ -133,6 +133,31 @@ void pin_vps(RecordedRun& run, Pinning pinning, std::size_t cores) {
   }
 }
 
+// add_domains gives each unit the lock domains its handler waited for: a handoff on a core lies in
+// the communication span [end, handler) of the unit that core ended last.
+void add_domains(const trace::Trace& trace, const std::vector<std::uint32_t>& trace_index, RecordedRun& run) {
+  auto names = trace.metadata.find("lock_domains");
+  run.names_domains = names != trace.metadata.end() && names->second == "named";
+  if (!run.names_domains) return;
+  for (const auto& [id, domain] : trace.lock_domains) run.domain_names[domain.key] = domain.name;
+  std::vector<std::vector<std::pair<std::uint64_t, std::uint32_t>>> ends(trace.core_count);  // (end, unit)
+  for (std::uint32_t u = 0; u < trace_index.size(); ++u) {
+    const trace::Unit& recorded = trace.units[trace_index[u]];
+    if (recorded.core < ends.size()) ends[recorded.core].emplace_back(recorded.record.end, u);
+  }
+  for (auto& on_core : ends) std::sort(on_core.begin(), on_core.end());
+  for (const trace::Trace::LockHandoff& handoff : trace.lock_handoffs) {
+    auto domain = trace.lock_domains.find(handoff.record.domain);
+    if (handoff.core >= ends.size() || domain == trace.lock_domains.end()) continue;
+    const auto& on_core = ends[handoff.core];
+    auto after = std::upper_bound(on_core.begin(), on_core.end(), std::make_pair(handoff.record.waited, UINT32_MAX));
+    if (after == on_core.begin()) continue;
+    RecordedUnit& unit = run.units[std::prev(after)->second];
+    if (handoff.record.waited > trace.units[trace_index[std::prev(after)->second]].record.handler) continue;
+    if (unit.domain_count < unit.domains.size()) unit.domains[unit.domain_count++] = domain->second.key;
+  }
+}
+
 RecordedRun rebuild(const trace::Trace& trace) {
   if (trace.units.empty()) throw ReplayError("the trace holds no unit to replay");
   RecordedRun run;
@@ -174,6 +199,7 @@ RecordedRun rebuild(const trace::Trace& trace) {
   run.makespan_seconds = static_cast<double>(last - first) / trace.clock_hz;
   run.handler_seconds = handler_medians(trace);
   add_busy_beside(trace, trace_index, run);
+  add_domains(trace, trace_index, run);
 
   // The constraints, grouped by the freeing unit.
   std::vector<std::pair<std::uint32_t, RecordedConstraint>> arcs;

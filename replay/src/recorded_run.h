@@ -1,7 +1,9 @@
 // The recorded run as replay needs it: each VP's units in order and the constraints between units.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <unordered_map>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,9 @@ struct RecordedUnit {
   std::uint32_t constraints = 0; // how many constraints must be satisfied before it may start
   std::uint32_t first_out = 0;   // its constraints on other units: RecordedRun::out[first_out ..
   std::uint32_t out_count = 0;   //   first_out + out_count)
+  // The lock domains its handler waited for in the recording (format 3.4), by the language's key.
+  std::array<LockDomain, 4> domains{};
+  std::uint8_t domain_count = 0;
 };
 
 // RecordedConstraint says that a unit's construct call freed unit `to` (an index into units).
@@ -55,6 +60,10 @@ struct RecordedRun {
   std::vector<double> handler_seconds;  // by construct kind: its handlers' median (-1: never ran)
   std::vector<std::string> notes;       // what was left out of the recording, and why
   bool exclusive_first = false;         // a ready exclusive body goes ahead of its core's queue
+  // names_domains: the recorded language named lock domains (metadata lock_domains=named); the
+  // replay then holds each handler's recorded domains (those it waited for) instead of one lock.
+  bool names_domains = false;
+  std::unordered_map<LockDomain, std::string> domain_names;
 
   // first_of says whether unit `u` is its VP's first.
   bool first_of(std::uint32_t u) const { return vps[units[u].vp].units.front() == u; }

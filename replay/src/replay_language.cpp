@@ -68,6 +68,21 @@ void ReplayLanguage::vp_created(proto::VirtualProcessor& vp, CoreId /*core*/) {
   vp.language_slot = &state;
 }
 
+proto::LockDomains ReplayLanguage::domains(const proto::Request& request) const {
+  const VpState& state = *static_cast<const VpState*>(request.requester->language_slot);
+  const std::vector<std::uint32_t>& units = run_.vps[state.index].units;
+  proto::LockDomains set = proto::LockDomains::none();
+  if (state.position >= units.size()) return set;
+  const RecordedUnit& ended = run_.units[units[state.position]];
+  for (std::uint8_t k = 0; k < ended.domain_count; ++k) set.add(ended.domains[k]);
+  return set;
+}
+
+std::string ReplayLanguage::describe_domain(LockDomain domain) const {
+  auto named = run_.domain_names.find(domain);
+  return named != run_.domain_names.end() ? named->second : std::string();
+}
+
 void ReplayLanguage::handle(proto::Request& request, proto::RuntimeServices& services) {
   VpState& state = *static_cast<VpState*>(request.requester->language_slot);
   if (!started_) {

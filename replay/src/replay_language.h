@@ -38,6 +38,12 @@ class ReplayLanguage final : public proto::LanguagePlugin, private proto::Assign
 
   void vp_created(proto::VirtualProcessor& vp, CoreId core) override;
   void handle(proto::Request& request, proto::RuntimeServices& services) override;
+  // A recording of a language that named lock domains replays with each handler holding the
+  // domains it waited for in the recording (a replay runs on a simulated machine, one host thread,
+  // so the assigner needs no lock of its own).
+  bool names_domains() const noexcept override { return run_.names_domains; }
+  proto::LockDomains domains(const proto::Request& request) const override;
+  std::string describe_domain(LockDomain domain) const override;
   std::string describe_wait(const proto::Request& request) const override;
   proto::Assigner& assigner() override { return *this; }
 

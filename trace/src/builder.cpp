@@ -77,6 +77,11 @@ void TraceBuilder::group(std::uint64_t id, std::uint16_t construct, const std::s
   define(DefinitionType::group, construct, id, 0, name);
 }
 
+void TraceBuilder::lock_domain(std::uint16_t id, std::uint64_t key, const std::string& name) {
+  if (id == 0) throw std::invalid_argument("lock domain ids start at 1 (0 is the whole-language lock)");
+  define(DefinitionType::lock_domain, id, key, 0, name);
+}
+
 void TraceBuilder::unit(std::uint32_t core, const UnitRecord& record, std::span<const std::uint64_t> counters) {
   if (record.unit == 0 || record.vp == 0) throw std::invalid_argument("a unit record needs unit and VP ids above 0");
   if (!(record.assign <= record.begin && record.begin <= record.end && record.end <= record.locked &&
@@ -158,10 +163,11 @@ void TraceBuilder::group_member(std::uint32_t core, std::uint64_t group, std::ui
   append(core, &g, sizeof g);
 }
 
-void TraceBuilder::lock_handoff(std::uint32_t core, std::uint32_t from, std::uint64_t waited, std::uint64_t acquired) {
+void TraceBuilder::lock_handoff(std::uint32_t core, std::uint32_t from, std::uint64_t waited, std::uint64_t acquired,
+                                std::uint16_t domain) {
   if (from >= options_.cores) throw std::invalid_argument("lock handoff from core " + std::to_string(from) + " that does not exist");
   if (waited > acquired) throw std::invalid_argument("lock acquired before the wait began");
-  const LockHandoffRecord h{static_cast<std::uint16_t>(RecordKind::lock_handoff), 0, from, waited, acquired};
+  const LockHandoffRecord h{static_cast<std::uint16_t>(RecordKind::lock_handoff), domain, from, waited, acquired};
   append(core, &h, sizeof h);
 }
 

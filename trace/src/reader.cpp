@@ -299,6 +299,16 @@ class Parser {
     });
     auto interrupted = trace_.metadata.find("interrupted");
     if (interrupted != trace_.metadata.end() && interrupted->second != "no") trace_.interrupted = interrupted->second;
+    // A complete trace defines every lock domain its handoffs name (a cut one may have lost the
+    // definitions chunk, and its views name such a domain by its id).
+    if (trace_.complete) {
+      for (const Trace::LockHandoff& handoff : trace_.lock_handoffs) {
+        if (handoff.record.domain != 0 && !trace_.lock_domains.contains(handoff.record.domain)) {
+          throw TraceError(at, "a lock handoff on core " + std::to_string(handoff.core) + " names lock domain " +
+                                   std::to_string(handoff.record.domain) + ", which the trace never defines");
+        }
+      }
+    }
     return std::move(trace_);
   }
 
@@ -506,6 +516,12 @@ class Parser {
           break;
         case DefinitionType::user_event:
           trace_.user_event_names[entry.a] = text;
+          break;
+        case DefinitionType::lock_domain:
+          if (entry.a == 0 || entry.a > 0xFFFF) {
+            throw TraceError(offset + at, "lock domain id " + std::to_string(entry.a) + " outside 1..65535");
+          }
+          trace_.lock_domains[static_cast<std::uint16_t>(entry.a)] = Trace::LockDomain{entry.b, text};
           break;
         default:
           throw TraceError(offset + at, "unknown definition type " + std::to_string(entry.type));

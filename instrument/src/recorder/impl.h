@@ -101,6 +101,7 @@ struct alignas(64) CoreRecorder {
   struct SiteSlot { const char* file = nullptr; std::uint32_t line = 0; std::uint32_t id = 0; };
   SiteSlot recent_sites[64];
   std::unordered_map<const char*, std::uint32_t> event_names;
+  std::unordered_map<LockDomain, std::uint16_t> domain_ids;  // this core's view of lock_domains
   bool skipping = false;              // the current unit is not recorded (paused)
   std::uint64_t lock_wait_since = 0;
   std::uint64_t chore_since = 0;
@@ -147,7 +148,11 @@ struct TraceRecorder::Impl {
   std::uint64_t whole_bytes = 0;
   bool catching_xfsz = false;  // this recorder ignores SIGXFSZ while it records
 
+  bool names_domains = false;  // the metadata says lock_domains=named
   std::mutex definitions_mutex;
+  // lock_domains numbers the lock domains named so far (definitions_mutex held); beyond 65535 a
+  // domain's waits are recorded as on the unnamed domain 0.
+  std::unordered_map<LockDomain, std::uint16_t> lock_domains;
   std::mutex notes_mutex;  // closing_notes: front-ends add them from any thread
   std::vector<std::pair<std::string, std::string>> closing_notes;
   std::vector<unsigned char> definitions;

@@ -116,16 +116,36 @@ void TraceRecorder::lock_wait_begin(CoreId core) {
   impl_->cores[core].lock_wait_since = impl_->now(core);
 }
 
-void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by, LockDomain /*domain*/) {
+void TraceRecorder::lock_domain_named(CoreId core, LockDomain domain, const std::string& name) {
+  Impl& rec = *impl_;
+  std::uint16_t id = 0;
+  {
+    std::lock_guard<std::mutex> hold(rec.definitions_mutex);
+    auto [known, added] = rec.lock_domains.try_emplace(domain, 0);
+    if (added && rec.lock_domains.size() <= 0xFFFF) {
+      known->second = static_cast<std::uint16_t>(rec.lock_domains.size());
+      rec.define(fmt::DefinitionType::lock_domain, known->second, domain, 0, name);
+    }
+    id = known->second;
+  }
+  rec.cores[core].domain_ids[domain] = id;
+}
+
+void TraceRecorder::lock_wait_end(CoreId core, CoreId released_by, LockDomain domain) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
   if (state.skipping || state.paused_since != 0) return;
+  std::uint16_t domain_id = 0;
+  if (domain != kWholeLanguage) {
+    auto known = state.domain_ids.find(domain);
+    if (known != state.domain_ids.end()) domain_id = known->second;
+  }
   const std::uint64_t now = impl_->now(core);
   fmt::UnitRecord& record = unit_of(state);
   // Only a wait between a unit's end and its handler belongs to the unit; a wait before the
   // assigner belongs to the decision to animate, which needs no mark.
   if (state.open_since == 0 && record.end != 0 && record.handler == 0) record.locked = now;
-  fmt::LockHandoffRecord handoff{static_cast<std::uint16_t>(fmt::RecordKind::lock_handoff), 0,
+  fmt::LockHandoffRecord handoff{static_cast<std::uint16_t>(fmt::RecordKind::lock_handoff), domain_id,
                                  released_by, state.lock_wait_since, now};
   rec.append(core, &handoff, sizeof handoff);
 }

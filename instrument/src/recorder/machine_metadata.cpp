@@ -49,6 +49,7 @@ void TraceRecorder::Impl::write_metadata(const std::string& language, std::size_
   auto line = [&text](const std::string& key, const std::string& value) { key_value_line(text, key, value); };
   line("format", "moirai-trace");
   line("language", language);
+  if (names_domains) line("lock_domains", "named");
   line("cores", std::to_string(core_count));
   line("clock_source", clock.source);
   line("clock_hz", std::to_string(clock.hz));

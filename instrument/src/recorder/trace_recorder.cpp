@@ -52,6 +52,8 @@ const std::vector<CounterStatus>& TraceRecorder::counters() const { return impl_
 void TraceRecorder::pause() noexcept { impl_->paused.store(true, std::memory_order_relaxed); }
 void TraceRecorder::resume() noexcept { impl_->paused.store(false, std::memory_order_relaxed); }
 
+void TraceRecorder::language_names_domains() { impl_->names_domains = true; }
+
 void TraceRecorder::run_start(const std::string& language,
                               const std::vector<ConstructInfo>& constructs,
                               std::size_t core_count) {

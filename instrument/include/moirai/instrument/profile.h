@@ -36,6 +36,10 @@ class ObserverTee final : public RuntimeObserver {
  public:
   ObserverTee(RuntimeObserver& first, RuntimeObserver& second) : a_(first), b_(second) {}
   void use_time_source(const TimeSource& t) override { a_.use_time_source(t); b_.use_time_source(t); }
+  void language_names_domains() override {
+    a_.language_names_domains();
+    b_.language_names_domains();
+  }
   void run_start(const std::string& l, const std::vector<ConstructInfo>& n, std::size_t c) override { a_.run_start(l, n, c); b_.run_start(l, n, c); }
   void core_start(CoreId c) override { a_.core_start(c); b_.core_start(c); }
   void core_stop(CoreId c) override { a_.core_stop(c); b_.core_stop(c); }
@@ -47,6 +51,10 @@ class ObserverTee final : public RuntimeObserver {
   void assigner_enter(CoreId c) override { a_.assigner_enter(c); b_.assigner_enter(c); }
   void assigner_exit(CoreId c, UnitId u) override { a_.assigner_exit(c, u); b_.assigner_exit(c, u); }
   void lock_wait_begin(CoreId c) override { a_.lock_wait_begin(c); b_.lock_wait_begin(c); }
+  void lock_domain_named(CoreId c, LockDomain d, const std::string& name) override {
+    a_.lock_domain_named(c, d, name);
+    b_.lock_domain_named(c, d, name);
+  }
   void lock_wait_end(CoreId c, CoreId r, LockDomain d) override {
     a_.lock_wait_end(c, r, d);
     b_.lock_wait_end(c, r, d);

@@ -30,6 +30,9 @@ class RuntimeObserver {
   virtual void run_start(const std::string& /*language*/,
                          const std::vector<ConstructInfo>& /*constructs*/,
                          std::size_t /*core_count*/) {}
+  // language_names_domains says, before run_start, that the language names lock domains: its
+  // handlers of different domains run at once and its assigner takes no shared lock.
+  virtual void language_names_domains() {}
   // core_start is called on a core's thread before anything else happens on that core, and
   // core_stop after the last thing (per-thread resources such as counter sets live between).
   virtual void core_start(CoreId /*core*/) {}
@@ -68,12 +71,18 @@ class RuntimeObserver {
   // for this core, or 0 when it had nothing.
   virtual void assigner_enter(CoreId /*core*/) {}
   virtual void assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
+  // handler_domains names, before handler_enter, the lock domains the handler will hold (none:
+  // it takes no lock; kWholeLanguage among them: all); only for a language that names domains.
+  virtual void handler_domains(CoreId /*core*/, const LockDomain* /*keys*/, std::size_t /*count*/) {}
   // lock_wait_begin / lock_wait_end bracket a wait for a runtime lock (only when it was taken);
   // `released_by` is the core whose release let this one acquire it (runtime-internal causality)
   // and `domain` the lock domain waited for (kWholeLanguage: the one lock of a language that
   // names no domains).
   virtual void lock_wait_begin(CoreId /*core*/) {}
   virtual void lock_wait_end(CoreId /*core*/, CoreId /*released_by*/, LockDomain /*domain*/) {}
+  // lock_domain_named gives `domain` its name in the program's words, before the first
+  // lock_wait_end on it from `core` (each core names the domains it waits for once).
+  virtual void lock_domain_named(CoreId /*core*/, LockDomain /*domain*/, const std::string& /*name*/) {}
   // idle_begin / idle_end bracket a period in which the core had nothing to animate.
   virtual void idle_begin(CoreId /*core*/) {}
   virtual void idle_end(CoreId /*core*/) {}

@@ -79,6 +79,7 @@ class TraceRecorder final : public RuntimeObserver {
   void dispatch_end(CoreId core);
 
   void use_time_source(const TimeSource& time) override;
+  void language_names_domains() override;
   void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
                  std::size_t core_count) override;
   void core_start(CoreId core) override;
@@ -94,6 +95,7 @@ class TraceRecorder final : public RuntimeObserver {
   void assigner_exit(CoreId core, UnitId chosen) override;
   void lock_wait_begin(CoreId core) override;
   void lock_wait_end(CoreId core, CoreId released_by, LockDomain domain) override;
+  void lock_domain_named(CoreId core, LockDomain domain, const std::string& name) override;
   void idle_begin(CoreId core) override;
   void idle_end(CoreId core) override;
   void chore_begin(CoreId core) override;

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "moirai/instrument/ids.h"
@@ -58,6 +59,11 @@ class Machine {
   // use_language_costs hands the machine, before a run starts, the default costs of the language
   // it runs (LanguageTable::costs): a simulated machine may price its constructs with them.
   virtual void use_language_costs(const CostModel& /*costs*/) {}
+  // use_lock_domains tells the machine, before a run starts, whether the language names lock
+  // domains (the observer then hears handler_domains before each handler) and how it names one
+  // (an empty function: it names none): a simulated machine models each domain's lock, and the
+  // assigner outside them.
+  virtual void use_lock_domains(std::function<std::string(LockDomain)> /*name*/) {}
 };
 
 }  // namespace moirai::proto

@@ -69,6 +69,7 @@ class SimMachine final : public Machine {
   instrument::RuntimeObserver* observe(instrument::RuntimeObserver* observer) override;
   void charge_work(CoreId core, std::uint64_t ticks) noexcept override;
   void use_language_costs(const CostModel& costs) override;
+  void use_lock_domains(std::function<std::string(LockDomain)> name) override;
 
   // config is what the machine simulates.
   const SimConfig& config() const noexcept;

@@ -48,6 +48,9 @@ class TraceBuilder {
   void vp(std::uint64_t id, const std::string& name, std::uint32_t home_core, std::uint32_t creation_site);
   // group defines group `id` of possible partners under construct `construct`.
   void group(std::uint64_t id, std::uint16_t construct, const std::string& name);
+  // lock_domain defines lock domain `id` (1..65535, what lock_handoff names), the language's
+  // `key` for it and its name.
+  void lock_domain(std::uint16_t id, std::uint64_t key, const std::string& name);
 
   // unit adds a unit record on `core` (its kind is filled in) with one delta per counter; a VP
   // not defined before gets the name "vpN", no home core and the unit's call site.
@@ -73,7 +76,9 @@ class TraceBuilder {
   void group_member(std::uint32_t core, std::uint64_t group, std::uint16_t role, std::uint64_t unit);
   // lock_handoff records that `core` waited for the runtime lock from `waited` until `acquired`,
   // when core `from` released it.
-  void lock_handoff(std::uint32_t core, std::uint32_t from, std::uint64_t waited, std::uint64_t acquired);
+  // `domain` is a lock domain defined with define(DefinitionType::lock_domain, ...), or 0.
+  void lock_handoff(std::uint32_t core, std::uint32_t from, std::uint64_t waited, std::uint64_t acquired,
+                    std::uint16_t domain = 0);
   // chore records that `core` did runtime chore `chore` from `begin` to `end` (for `cores` cores).
   void chore(std::uint32_t core, Chore chore, std::uint64_t begin, std::uint64_t end, std::uint32_t cores = 1);
 

@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 3.3 (readers also read versions 1 and 2, and 3.0 to 3.2). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.4 (readers also read versions 1 and 2, and 3.0 to 3.3). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -18,8 +18,9 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 3;  // 3.1: declared_work records; 3.2: chore records;
-                                                   // 3.3: the checksum covers the chunk's core
+inline constexpr std::uint16_t kVersionMinor = 4;  // 3.1: declared_work records; 3.2: chore records;
+                                                   // 3.3: the checksum covers the chunk's core;
+                                                   // 3.4: lock domains (definitions, handoffs)
 // kChunkHeaderChecksumMinor is the first 3.x whose chunk checksum covers the header's type, core
 // and payload size as well as the payload.
 inline constexpr std::uint16_t kChunkHeaderChecksumMinor = 3;
@@ -147,11 +148,11 @@ struct UserEventRecord {
 };
 static_assert(sizeof(UserEventRecord) == 24);
 
-// LockHandoffRecord is runtime-internal causality: core `from`'s release of the runtime lock let
+// LockHandoffRecord is runtime-internal causality: core `from`'s release of a runtime lock let
 // this core acquire it after waiting since `waited`.
 struct LockHandoffRecord {
   std::uint16_t kind;  // RecordKind::lock_handoff
-  std::uint16_t reserved16;
+  std::uint16_t domain;  // the lock domain's definition (3.4); 0: the whole-language lock, or unnamed
   std::uint32_t from;  // the releasing core
   std::uint64_t waited;    // when this core began to wait
   std::uint64_t acquired;  // when it got the lock
@@ -204,6 +205,7 @@ enum class DefinitionType : std::uint16_t {
   vp = 3,         // a = home core (0xFFFFFFFF: none), b = VP id, c = creation site id; text = name
   group = 4,      // a = construct kind, b = group id; text = display name
   user_event = 5, // a = user-event name id; text = the name
+  lock_domain = 6, // a = domain id (a lock handoff's `domain`, 1..65535), b = the language's key; text = name (3.4)
 };
 
 // Definition is one entry of a definitions chunk: this fixed part, then `text_size` bytes of

@@ -85,6 +85,8 @@ struct Trace {
   std::vector<Span> paused;                     // spans a core did not record (pause/resume)
   struct LockHandoff { std::uint32_t core = 0; LockHandoffRecord record{}; };
   std::vector<LockHandoff> lock_handoffs;      // runtime-internal causality
+  struct LockDomain { std::uint64_t key = 0; std::string name; };
+  std::unordered_map<std::uint16_t, LockDomain> lock_domains;  // by id (format 3.4)
   struct ChoreSpan { std::uint32_t core = 0; ChoreRecord record{}; };
   std::vector<ChoreSpan> chores;                // runtime chores after the lock (format 3.2)
   struct UserEvent { std::uint32_t core = 0; UserEventRecord record{}; };
