@@ -84,6 +84,11 @@ TEST_P(Scenario, FirstHintNamesThePathologyAndWhatFixingItGains) {
   if (!s.hint_cores.empty()) {
     EXPECT_EQ(first.cores, s.hint_cores) << s.name << ": " << first.message;
   }
+  // SSR names lock domains: a lock-bound program hears which one it queues for, in its words.
+  if (s.rule == "lock-contention") {
+    EXPECT_NE(first.message.find("for singleton 'checkpoint'"), std::string::npos) << first.message;
+    EXPECT_EQ(first.message.find("the runtime lock"), std::string::npos) << first.message;
+  }
   if (!planted.outcome.site.empty()) {
     EXPECT_EQ(first.site, planted.outcome.site) << s.name << ": " << first.message;
   }
