@@ -123,7 +123,8 @@ struct Task {
   std::vector<Task*> waiters;  // tasks blocked in taskwait_on this one (under the datum's domain)
 
   // The list of every task alive, so a stopped run frees them all: the one of the core that
-  // submitted it, under that list's lock (it ends on any core).
+  // submitted it, under that core's lock (it ends on any core). Set by linking it, kept by
+  // recycle.
   Task* previous = nullptr;
   Task* next = nullptr;
   CoreId listed_on = 0;
@@ -142,7 +143,8 @@ struct Task {
 
   // recycle makes an ended task's record a fresh one for the next submit, keeping the
   // capacity of its lists and tables (a submit then allocates nothing for them); the body's
-  // captures are destroyed here, at the task's end, as deleting the record would.
+  // captures are destroyed here, at the task's end, as deleting the record would. It leaves the
+  // record in its list: unlinking it is its core's.
   void recycle() noexcept {
     name.clear();
     submitted_at = CallSite{};
@@ -166,9 +168,6 @@ struct Task {
     wait_group = 0;
     wait_datum.clear();
     waiters.clear();
-    previous = nullptr;
-    next = nullptr;
-    listed_on = 0;
   }
 };
 

@@ -110,36 +110,55 @@ const proto::LanguageTable& language_table() {
 VssLanguage::VssLanguage(std::size_t core_count)
     : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
       cores_(std::make_unique<PerCore[]>(core_count)),
-      live_(std::make_unique<LiveTasks[]>(core_count)), unstarted_pinned_(core_count),
+      records_(std::make_unique<Records[]>(core_count)), unstarted_pinned_(core_count),
       window_(2 * core_count + 2) {}
 
 VssLanguage::~VssLanguage() {
   for (std::size_t core = 0; core < core_count_; ++core) {
+    Records& records = records_[core];
     // Tasks of a stopped run (deadlock, exception) never reached their end.
-    while (live_[core].first != nullptr) {
-      Task* task = live_[core].first;
-      live_[core].first = task->next;
-      delete task;
-    }
-    for (Task* task : cores_[core].free_tasks) delete task;
+    while (records.live != nullptr) delete std::exchange(records.live, records.live->next);
+    for (Task* task : records.spare) delete task;
   }
 }
 
-Task& VssLanguage::new_task(PerCore& here) {
-  if (here.free_tasks.empty()) return *new Task;
-  Task* task = here.free_tasks.back();
-  here.free_tasks.pop_back();
+Task& VssLanguage::new_task(CoreId core) {
+  Records& records = records_[core];
+  Task* task = nullptr;
+  {
+    const std::lock_guard guard(records.lock);
+    if (!records.spare.empty()) {
+      task = records.spare.back();
+      records.spare.pop_back();
+    }
+  }
+  if (task == nullptr) task = new Task;  // not under the lock: the allocator may take a while
+  const std::lock_guard guard(records.lock);
+  task->listed_on = core;
+  task->previous = nullptr;
+  task->next = records.live;
+  if (records.live != nullptr) records.live->previous = task;
+  records.live = task;
   return *task;
 }
 
-void VssLanguage::free_task(Task& task, PerCore& here) {
+void VssLanguage::free_task(Task& task) {
   // A record whose domain grew large (a task that submitted many) is not worth keeping.
-  if (here.free_tasks.size() >= kKeptTasks || task.domain.bucket_count() > kKeptBuckets) {
-    delete &task;
-    return;
+  bool keep = task.domain.bucket_count() <= kKeptBuckets;
+  if (keep) task.recycle();  // not under the lock: it destroys the body's captures
+  Records& records = records_[task.listed_on];
+  {
+    const std::lock_guard guard(records.lock);
+    if (task.previous != nullptr) {
+      task.previous->next = task.next;
+    } else {
+      records.live = task.next;
+    }
+    if (task.next != nullptr) task.next->previous = task.previous;
+    keep = keep && records.spare.size() < kKeptTasks;
+    if (keep) records.spare.push_back(&task);
   }
-  task.recycle();
-  here.free_tasks.push_back(&task);
+  if (!keep) delete &task;
 }
 
 const std::string& VssLanguage::default_name(PerCore& here, const CallSite& site) {
@@ -147,26 +166,6 @@ const std::string& VssLanguage::default_name(PerCore& here, const CallSite& site
   std::string& name = here.default_names[SiteKey{site.file, site.line}];
   if (name.empty()) name = "task@" + short_site(site);
   return name;
-}
-
-void VssLanguage::link(Task& task, CoreId core) {
-  LiveTasks& list = live_[core];
-  const std::lock_guard guard(list.lock);
-  task.listed_on = core;
-  task.next = list.first;
-  if (list.first != nullptr) list.first->previous = &task;
-  list.first = &task;
-}
-
-void VssLanguage::unlink(Task& task) {
-  LiveTasks& list = live_[task.listed_on];
-  const std::lock_guard guard(list.lock);
-  if (task.previous != nullptr) {
-    task.previous->next = task.next;
-  } else {
-    list.first = task.next;
-  }
-  if (task.next != nullptr) task.next->previous = task.previous;
 }
 
 void VssLanguage::vp_created(VirtualProcessor& vp, CoreId core) {
@@ -187,11 +186,10 @@ proto::VpFunction VssLanguage::wrap(Task& task) const {
 
 proto::VpFunction VssLanguage::seed(TaskBody body, const proto::RunOptions& options, const CallSite& where) {
   // The runtime creates the seed's VP on core 0, before any handler runs.
-  Task* root = &new_task(cores_[0]);
+  Task* root = &new_task(0);
   root->name = options.seed_name;
   root->submitted_at = where;
   root->body = std::move(body);
-  link(*root, 0);
   cores_[0].starting = root;
   return wrap(*root);
 }
@@ -439,7 +437,7 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
 
   // The new task is this handler's alone until it joins its predecessors' successors (under
   // the domains of the data it shares with them) or the queue of ready tasks.
-  Task* task = &new_task(here);
+  Task* task = &new_task(services.core());
   task->name = name;
   task->submitted_at = request.site;
   task->core = options.core;
@@ -467,7 +465,6 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
     const std::lock_guard guard(parent.wait_lock);
     ++parent.live_children;
   }
-  link(*task, services.core());
   const std::size_t live = live_tasks_.fetch_add(1, std::memory_order_relaxed) + 1;
   if (task->dependences.empty()) ready(*task);
   // Help first, unless ready tasks pile up or too many are alive: then the submitter queues
@@ -619,8 +616,7 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
     if (last) release_wait(*parent, last_unit, services);
     live_tasks_.fetch_sub(1, std::memory_order_relaxed);
   }
-  unlink(task);
-  free_task(task, cores_[services.core()]);
+  free_task(task);
 }
 
 // ---------------------------------------------------------------------------------------------

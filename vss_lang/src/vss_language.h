@@ -37,9 +37,9 @@ namespace moirai::vss {
 // alone (the whole language). What the handlers of different data share is kept safe
 // otherwise: the counts and the waits where a task's end meets its successors, its parent or
 // its waiters are atomics or small locks of the task record (task.h); the queues of ready tasks
-// not started yet have a lock of their own; records, scratch space and default names are per
-// core; the registered matrices are sharded under small locks for domains(), which runs outside
-// any runtime lock.
+// not started yet have a lock of their own; scratch space and default names are per core, task
+// records too (under a lock per core); the registered matrices are sharded under small locks
+// for domains(), which runs outside any runtime lock.
 class VssLanguage final : public proto::LanguagePlugin {
  public:
   explicit VssLanguage(std::size_t core_count);
@@ -150,30 +150,30 @@ class VssLanguage final : public proto::LanguagePlugin {
   struct alignas(64) PerCore {
     Task* starting = nullptr;         // the task whose VP this core is creating
     std::vector<Resolved> scratch;    // a submit's or taskwait_on's accesses, reused
-    // Ended tasks' records, to reuse: a record goes back to the pool of the core it ended on.
-    std::vector<Task*> free_tasks;
     std::unordered_map<SiteKey, std::string, SiteKeyHash> default_names;
   };
-  // LiveTasks lists the records submitted on one core and not ended (freed by the destructor
-  // after a stopped run); a task ends on any core, so the list has a lock.
-  struct alignas(64) LiveTasks {
+  // Records are the task records a core made: those of the tasks submitted there and not ended
+  // (freed by the destructor after a stopped run), and ended ones to reuse. A task ends on any
+  // core and its record goes back to the core that made it, so a submitting core reuses records
+  // rather than allocating what other cores free (both would queue for the allocator's arena):
+  // a lock, held to link or unlink one.
+  struct alignas(64) Records {
     proto::SpinLock lock;
-    Task* first = nullptr;
+    Task* live = nullptr;
+    std::vector<Task*> spare;
   };
 
-  void link(Task& task, CoreId core);
-  void unlink(Task& task);
-  // new_task takes a record from the core's free list (or allocates one); free_task gives an
-  // ended task's record back, so a steady stream of submits allocates no records.
-  static Task& new_task(PerCore& here);
-  static void free_task(Task& task, PerCore& here);
+  // new_task takes one of `core`'s spare records (or allocates one) and lists it as alive;
+  // free_task gives an ended task's record back, so a steady stream of submits allocates none.
+  Task& new_task(CoreId core);
+  void free_task(Task& task);
   // default_name is "task@FILE:LINE" for a submit at `site` with no name.
   static const std::string& default_name(PerCore& here, const CallSite& site);
 
   std::size_t core_count_;
   detail::LocalityAssigner assigner_;
   std::unique_ptr<PerCore[]> cores_;
-  std::unique_ptr<LiveTasks[]> live_;
+  std::unique_ptr<Records[]> records_;
   static constexpr std::size_t kMatrixShards = 16;
   MatrixShard matrix_shards_[kMatrixShards];
   std::atomic<std::uint64_t> registrations_{0};  // register_blocks calls that registered a matrix
