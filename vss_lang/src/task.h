@@ -1,15 +1,18 @@
 // A task's record in the runtime (its meta-unit from submission on) and the data it declared.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <mutex>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "moirai/instrument/ids.h"
 #include "moirai/proto_runtime/request.h"
+#include "moirai/proto_runtime/spin_lock.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 #include "moirai/vss/access.h"
 #include "moirai/vss/detail/requests.h"
@@ -37,11 +40,14 @@ struct DatumKeyHash {
 };
 
 // Datum is what one dependence domain (the submissions of one task) knows of a datum: who
-// accesses it now, in program order, and where it was last written.
+// accesses it now, in program order, and where it was last written. Its fields belong to the
+// datum's lock domain (VssLanguage::domains), in every dependence domain alike.
 struct Datum {
   Task* writer = nullptr;         // the last writer submitted, until it ends
   std::vector<Task*> readers;     // readers submitted after that writer, until each ends
-  CoreId writer_core = kAnyCore;  // the core that ended its last writer (the assigner's hint)
+  // the core that ended its last writer (the assigner's hint): read when a reader starts, by a
+  // handler of any domain, so atomic
+  std::atomic<CoreId> writer_core{kAnyCore};
   std::string name;
 };
 
@@ -54,21 +60,25 @@ struct Declared {
   Datum* datum = nullptr;
 };
 
-// Successor is a task that waits for this one's end, and the kind of that dependence.
+// Successor is a task that waits for this one's end, and its entry among that task's dependences.
 struct Successor {
   Task* task = nullptr;
-  ConstructKind kind = kDepRaw;
+  std::size_t dependence = 0;
 };
 
-// Satisfied is a dependence that already ended, recorded as a constraint once the successor's
-// VP (and so its first unit) exists.
-struct Satisfied {
+// Dependence is one predecessor of a task: the strongest kind of dependence between the two,
+// and the predecessor's last unit once it ended, recorded as a constraint once the task's VP
+// (and so its first unit) exists. Each predecessor's end writes its own entry: predecessors of
+// different data end at the same time.
+struct Dependence {
   ConstructKind kind = kDepRaw;
   UnitId from = 0;
 };
 
 // Task lives from submission to its end (its body returned and its submissions ended). Only
-// VSs's handlers and assigner touch it, under the runtime lock.
+// VSs's handlers and assigner touch it: its declared data under their lock domains, its
+// dependence count atomically, its dependence domain's table and its waits under small locks
+// of its own (see VssLanguage).
 struct Task {
   std::string name;
   CallSite submitted_at;
@@ -78,9 +88,10 @@ struct Task {
   Task* parent = nullptr;  // nullptr for the seed
   std::vector<Declared> accesses;
 
-  // Its dependences: predecessors not ended yet, and the constraints of those that have.
-  std::size_t unsatisfied = 0;
-  std::vector<Satisfied> satisfied;
+  // Its dependences, and how many of those predecessors have not ended yet (counted down by
+  // their ends, in handlers of different domains).
+  std::vector<Dependence> dependences;
+  std::atomic<std::size_t> unsatisfied{0};
   std::vector<Successor> successors;
   UnitId submit_unit = 0;  // the submitter's unit that ended with the submit
   CoreId affinity = kAnyCore;  // the core that last wrote most of its inputs
@@ -93,24 +104,47 @@ struct Task {
   enum class Resume : std::uint8_t { placed, front, back };
   Resume resume = Resume::placed;
 
-  // Its own submissions: their dependence domain and how many have not ended.
+  // Its own submissions: their dependence domain and how many have not ended. The table's
+  // shape is under domain_lock (find and datum): its submissions insert entries while its
+  // descendants' taskwait_on look others up; an entry's fields are its datum's domain's.
   std::unordered_map<DatumKey, Datum, DatumKeyHash> domain;
-  std::size_t live_children = 0;
+  mutable proto::SpinLock domain_lock;
 
-  // A taskwait or taskwait_on it is blocked in.
+  // A taskwait or taskwait_on it is blocked in. Its children's ends and its awaited writers'
+  // ends run in domains other than its request's, at the same time: they meet the count, the
+  // flag and the list under wait_lock, held for that bookkeeping only.
+  proto::SpinLock wait_lock;
+  std::size_t live_children = 0;        // submitted, not ended (under wait_lock)
+  bool waits_for_children = false;      // blocked in a taskwait (under wait_lock)
+  std::vector<Task*> awaited;           // taskwait_on: the writers not ended yet (under wait_lock)
   const proto::Request* wait = nullptr;
-  std::vector<Task*> awaited;  // taskwait_on: the writers not ended yet
   std::uint64_t wait_group = 0;
   std::string wait_datum;      // taskwait_on: the datum's name
-  std::vector<Task*> waiters;  // tasks blocked in taskwait_on this one
+  std::vector<Task*> waiters;  // tasks blocked in taskwait_on this one (under the datum's domain)
 
-  // The list of every task alive, so a stopped run frees them all.
+  // The list of every task alive, so a stopped run frees them all: the one of the core that
+  // submitted it, under that core's lock (it ends on any core). Set by linking it, kept by
+  // recycle.
   Task* previous = nullptr;
   Task* next = nullptr;
+  CoreId listed_on = 0;
+
+  // find is its submissions' entry for `key`, or nullptr; datum makes it if new. An entry stays
+  // put (a node) until the task's record is recycled.
+  Datum* find(const DatumKey& key) const {
+    const std::lock_guard guard(domain_lock);
+    const auto found = domain.find(key);
+    return found != domain.end() ? const_cast<Datum*>(&found->second) : nullptr;
+  }
+  Datum& datum(const DatumKey& key) {
+    const std::lock_guard guard(domain_lock);
+    return domain[key];
+  }
 
   // recycle makes an ended task's record a fresh one for the next submit, keeping the
   // capacity of its lists and tables (a submit then allocates nothing for them); the body's
-  // captures are destroyed here, at the task's end, as deleting the record would.
+  // captures are destroyed here, at the task's end, as deleting the record would. It leaves the
+  // record in its list: unlinking it is its core's.
   void recycle() noexcept {
     name.clear();
     submitted_at = CallSite{};
@@ -119,8 +153,8 @@ struct Task {
     body = nullptr;
     parent = nullptr;
     accesses.clear();
-    unsatisfied = 0;
-    satisfied.clear();
+    dependences.clear();
+    unsatisfied.store(0, std::memory_order_relaxed);
     successors.clear();
     submit_unit = 0;
     affinity = kAnyCore;
@@ -128,13 +162,12 @@ struct Task {
     resume = Resume::placed;
     domain.clear();
     live_children = 0;
+    waits_for_children = false;
     wait = nullptr;
     awaited.clear();
     wait_group = 0;
     wait_datum.clear();
     waiters.clear();
-    previous = nullptr;
-    next = nullptr;
   }
 };
 

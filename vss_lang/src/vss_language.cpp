@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <mutex>
 #include <string>
 #include <utility>
 
@@ -55,6 +56,26 @@ std::string address(const void* object) {
   return text;
 }
 
+// Lock domain keys. A datum: bit 63, its object's address (47 bits) and its block index (16 bits,
+// 0xFFFF for the whole object); a matrix of more blocks folds them, which only makes blocks
+// share a key. describe_domain unpacks them.
+constexpr LockDomain kDatumDomain = LockDomain{1} << 63;
+constexpr LockDomain kAddressMask = (LockDomain{1} << 47) - 1;
+constexpr LockDomain kBlockMask = 0xFFFF;
+
+LockDomain datum_domain(const DatumKey& key) {
+  const LockDomain block = key.block == kWholeObject ? kBlockMask : key.block % kBlockMask;
+  return kDatumDomain | ((reinterpret_cast<std::uintptr_t>(key.object) & kAddressMask) << 16) | block;
+}
+
+// name_once adds `key` to `set` once (a task may declare blocks that share a key).
+void name_once(proto::LockDomains& set, LockDomain key) {
+  for (std::size_t k = 0; k < set.size(); ++k) {
+    if (set[k] == key) return;
+  }
+  set.add(key);
+}
+
 template <class T>
 void erase_one(std::vector<T*>& list, const T* item) {
   const auto found = std::find(list.begin(), list.end(), item);
@@ -88,61 +109,70 @@ const proto::LanguageTable& language_table() {
 
 VssLanguage::VssLanguage(std::size_t core_count)
     : proto::LanguagePlugin(language_table()), core_count_(core_count), assigner_(core_count),
-      unstarted_pinned_(core_count), window_(2 * core_count + 2) {}
+      cores_(std::make_unique<PerCore[]>(core_count)),
+      records_(std::make_unique<Records[]>(core_count)), unstarted_pinned_(core_count),
+      window_(2 * core_count + 2) {}
 
 VssLanguage::~VssLanguage() {
-  // Tasks of a stopped run (deadlock, exception) never reached their end.
-  while (tasks_ != nullptr) {
-    Task* task = tasks_;
-    tasks_ = task->next;
-    delete task;
+  for (std::size_t core = 0; core < core_count_; ++core) {
+    Records& records = records_[core];
+    // Tasks of a stopped run (deadlock, exception) never reached their end.
+    while (records.live != nullptr) delete std::exchange(records.live, records.live->next);
+    for (Task* task : records.spare) delete task;
   }
-  for (Task* task : free_tasks_) delete task;
 }
 
-Task& VssLanguage::new_task() {
-  if (free_tasks_.empty()) return *new Task;
-  Task* task = free_tasks_.back();
-  free_tasks_.pop_back();
+Task& VssLanguage::new_task(CoreId core) {
+  Records& records = records_[core];
+  Task* task = nullptr;
+  {
+    const std::lock_guard guard(records.lock);
+    if (!records.spare.empty()) {
+      task = records.spare.back();
+      records.spare.pop_back();
+    }
+  }
+  if (task == nullptr) task = new Task;  // not under the lock: the allocator may take a while
+  const std::lock_guard guard(records.lock);
+  task->listed_on = core;
+  task->previous = nullptr;
+  task->next = records.live;
+  if (records.live != nullptr) records.live->previous = task;
+  records.live = task;
   return *task;
 }
 
 void VssLanguage::free_task(Task& task) {
   // A record whose domain grew large (a task that submitted many) is not worth keeping.
-  if (free_tasks_.size() >= kKeptTasks || task.domain.bucket_count() > kKeptBuckets) {
-    delete &task;
-    return;
+  bool keep = task.domain.bucket_count() <= kKeptBuckets;
+  if (keep) task.recycle();  // not under the lock: it destroys the body's captures
+  Records& records = records_[task.listed_on];
+  {
+    const std::lock_guard guard(records.lock);
+    if (task.previous != nullptr) {
+      task.previous->next = task.next;
+    } else {
+      records.live = task.next;
+    }
+    if (task.next != nullptr) task.next->previous = task.previous;
+    keep = keep && records.spare.size() < kKeptTasks;
+    if (keep) records.spare.push_back(&task);
   }
-  task.recycle();
-  free_tasks_.push_back(&task);
+  if (!keep) delete &task;
 }
 
-const std::string& VssLanguage::default_name(const CallSite& site) {
-  // One string per call site, built once: a loop of unnamed submits builds no name.
-  std::string& name = default_names_[SiteKey{site.file, site.line}];
+const std::string& VssLanguage::default_name(PerCore& here, const CallSite& site) {
+  // One string per call site (and core), built once: a loop of unnamed submits builds no name.
+  std::string& name = here.default_names[SiteKey{site.file, site.line}];
   if (name.empty()) name = "task@" + short_site(site);
   return name;
 }
 
-void VssLanguage::link(Task& task) {
-  task.next = tasks_;
-  if (tasks_ != nullptr) tasks_->previous = &task;
-  tasks_ = &task;
-}
-
-void VssLanguage::unlink(Task& task) {
-  if (task.previous != nullptr) {
-    task.previous->next = task.next;
-  } else {
-    tasks_ = task.next;
-  }
-  if (task.next != nullptr) task.next->previous = task.previous;
-}
-
-void VssLanguage::vp_created(VirtualProcessor& vp, CoreId /*core*/) {
-  vp.language_slot = starting_;
-  starting_->vp = &vp;
-  starting_ = nullptr;
+void VssLanguage::vp_created(VirtualProcessor& vp, CoreId core) {
+  PerCore& here = cores_[core];
+  vp.language_slot = here.starting;
+  here.starting->vp = &vp;
+  here.starting = nullptr;
 }
 
 proto::VpFunction VssLanguage::wrap(Task& task) const {
@@ -155,13 +185,82 @@ proto::VpFunction VssLanguage::wrap(Task& task) const {
 }
 
 proto::VpFunction VssLanguage::seed(TaskBody body, const proto::RunOptions& options, const CallSite& where) {
-  Task* root = &new_task();
+  // The runtime creates the seed's VP on core 0, before any handler runs.
+  Task* root = &new_task(0);
   root->name = options.seed_name;
   root->submitted_at = where;
   root->body = std::move(body);
-  link(*root);
-  starting_ = root;
+  cores_[0].starting = root;
   return wrap(*root);
+}
+
+// ---------------------------------------------------------------------------------------------
+// lock domains
+// ---------------------------------------------------------------------------------------------
+
+proto::LockDomains VssLanguage::domains(const Request& request) const {
+  proto::LockDomains set = proto::LockDomains::none();
+  switch (request.kind) {
+    case detail::kSubmit: {
+      // The data it declares, in its submitter's dependence domain: the entries it orders the
+      // new task by, and their writers and readers, whose successors it joins.
+      auto& call = *static_cast<detail::Submit*>(request.payload);
+      call.registrations = registrations_.load(std::memory_order_acquire);
+      for (std::size_t i = 0; i < call.count && !set.whole(); ++i) {
+        name_data(call.accesses[i], call.registrations, set);
+      }
+      return set;
+    }
+    case proto::kEndVp: {
+      // The data it declared (fixed since its submit): it leaves their entries and satisfies
+      // their successors. Its parent's count and its waiters' are met under their own locks.
+      const Task* task = static_cast<const Task*>(request.requester->language_slot);
+      if (task == nullptr) return set;
+      for (const detail::Declared& declared : task->accesses) name_once(set, datum_domain(declared.key));
+      return set;
+    }
+    case detail::kTaskwaitOn: {
+      // The data it waits on (their writers, in its domain and those around it), and the whole
+      // object's entry, which holds the name a submission gave it.
+      auto& call = *static_cast<detail::TaskwaitOn*>(request.payload);
+      call.registrations = registrations_.load(std::memory_order_acquire);
+      if (call.datum->row == kWholeObject) name_once(set, datum_domain(DatumKey{call.datum->object, kWholeObject}));
+      name_data(*call.datum, call.registrations, set);
+      return set;
+    }
+    // A taskwait meets its children's ends under its task's wait_lock: had they named their
+    // parent's domain, every end of a task's children would wait for the others' (in a loop
+    // of submits, every end of the run).
+    case detail::kTaskwait: return set;
+    // register_blocks changes what every submit's regions mean, and is rare: alone.
+    default: return proto::LockDomains::whole_language();
+  }
+}
+
+void VssLanguage::name_data(const Access& access, std::uint64_t seen, proto::LockDomains& set) const {
+  const Blocks* blocks = nullptr;
+  if (seen != 0) {
+    const MatrixShard& shard = matrix_shards_[std::hash<const void*>{}(access.object) % kMatrixShards];
+    const std::lock_guard guard(shard.lock);
+    blocks = matrix(access.object, seen);  // its shape stays fixed once registered
+  }
+  each_datum(access, blocks, [&set](const DatumKey& key) {
+    name_once(set, datum_domain(key));
+    return !set.whole();
+  });
+}
+
+std::string VssLanguage::describe_domain(LockDomain domain) const {
+  if ((domain & kDatumDomain) == 0) return {};
+  // Called while the runtime holds the domain, so no register_blocks runs meanwhile.
+  const auto* object = reinterpret_cast<const void*>(static_cast<std::uintptr_t>((domain >> 16) & kAddressMask));
+  const LockDomain block = domain & kBlockMask;
+  if (block == kBlockMask) return datum_name(DatumKey{object, kWholeObject}, Access{});
+  const Blocks* blocks = matrix(object, kEveryRegistration);
+  if (blocks != nullptr && blocks->rows * blocks->cols > kBlockMask) {
+    return "a block of " + datum_name(DatumKey{object, kWholeObject}, Access{});  // folded
+  }
+  return "block " + datum_name(DatumKey{object, block}, Access{});
 }
 
 
@@ -187,43 +286,59 @@ void VssLanguage::refuse(Request& request, RuntimeServices& services, std::strin
 // data
 // ---------------------------------------------------------------------------------------------
 
-std::string VssLanguage::resolve(const Access& access, std::vector<Resolved>& out) const {
-  const auto matrix = matrices_.find(access.object);
+const VssLanguage::Blocks* VssLanguage::matrix(const void* object, std::uint64_t seen) const {
+  if (seen == 0) return nullptr;
+  const MatrixShard& shard = matrix_shards_[std::hash<const void*>{}(object) % kMatrixShards];
+  const auto found = shard.matrices.find(object);
+  return found != shard.matrices.end() && found->second.registration <= seen ? &found->second
+                                                                            : nullptr;
+}
+
+template <class F>
+bool VssLanguage::each_datum(const Access& access, const Blocks* blocks, F&& f) {
   if (access.row == kWholeObject) {
-    if (matrix == matrices_.end()) {
-      out.push_back(Resolved{DatumKey{access.object, kWholeObject}, access.mode, &access});
-      return {};
+    if (blocks == nullptr) {
+      f(DatumKey{access.object, kWholeObject});
+      return true;
     }
     // A whole registered matrix is every one of its blocks.
-    const std::size_t blocks = matrix->second.rows * matrix->second.cols;
-    for (std::size_t block = 0; block < blocks; ++block) {
-      out.push_back(Resolved{DatumKey{access.object, block}, access.mode, &access});
+    for (std::size_t block = 0; block < blocks->rows * blocks->cols; ++block) {
+      if (!f(DatumKey{access.object, block})) break;
     }
+    return true;
+  }
+  if (blocks == nullptr || access.row >= blocks->rows || access.col >= blocks->cols) return false;
+  f(DatumKey{access.object, access.row * blocks->cols + access.col});
+  return true;
+}
+
+std::string VssLanguage::resolve(const Access& access, std::uint64_t seen,
+                                 std::vector<Resolved>& out) const {
+  const Blocks* blocks = matrix(access.object, seen);
+  if (each_datum(access, blocks, [&](const DatumKey& key) {
+        out.push_back(Resolved{key, access.mode, &access});
+        return true;
+      })) {
     return {};
   }
   const std::string where =
       "region (" + std::to_string(access.row) + "," + std::to_string(access.col) + ") of ";
-  if (matrix == matrices_.end()) {
+  if (blocks == nullptr) {
     return where + "matrix@" + address(access.object) +
            ", which no register_blocks call registered";
   }
-  const Blocks& blocks = matrix->second;
-  if (access.row >= blocks.rows || access.col >= blocks.cols) {
-    return where + datum_name(DatumKey{access.object, kWholeObject}, Access{}) +
-           " lies outside its " + std::to_string(blocks.rows) + " x " +
-           std::to_string(blocks.cols) + " blocks";
-  }
-  out.push_back(
-      Resolved{DatumKey{access.object, access.row * blocks.cols + access.col}, access.mode, &access});
-  return {};
+  return where + datum_name(DatumKey{access.object, kWholeObject}, Access{}, seen) +
+         " lies outside its " + std::to_string(blocks->rows) + " x " +
+         std::to_string(blocks->cols) + " blocks";
 }
 
-std::string VssLanguage::datum_name(const DatumKey& key, const Access& access) const {
-  const auto matrix = matrices_.find(key.object);
-  if (matrix == matrices_.end()) {
+std::string VssLanguage::datum_name(const DatumKey& key, const Access& access,
+                                    std::uint64_t seen) const {
+  const Blocks* matrix_blocks = matrix(key.object, seen);
+  if (matrix_blocks == nullptr) {
     return !access.name.empty() ? access.name : "datum@" + address(key.object);
   }
-  const Blocks& blocks = matrix->second;
+  const Blocks& blocks = *matrix_blocks;
   std::string base = !access.name.empty() && access.row == kWholeObject ? access.name
                      : !blocks.name.empty()                            ? blocks.name
                                                                        : "matrix@" + address(key.object);
@@ -237,12 +352,12 @@ void VssLanguage::add_predecessor(Task& task, Task& predecessor, ConstructKind k
   // One constraint per ordered pair: every call for `task` comes during its own submission, so
   // an earlier one for the same pair is the predecessor's last successor.
   if (!predecessor.successors.empty() && predecessor.successors.back().task == &task) {
-    detail::Successor& known = predecessor.successors.back();
-    if (strength(kind) > strength(known.kind)) known.kind = kind;
+    ConstructKind& known = task.dependences[predecessor.successors.back().dependence].kind;
+    if (strength(kind) > strength(known)) known = kind;
     return;
   }
-  predecessor.successors.push_back(detail::Successor{&task, kind});
-  ++task.unsatisfied;
+  predecessor.successors.push_back(detail::Successor{&task, task.dependences.size()});
+  task.dependences.push_back(detail::Dependence{kind, 0});
 }
 
 void VssLanguage::depend(Task& task, Mode mode, Datum& datum) {
@@ -267,8 +382,9 @@ void VssLanguage::depend(Task& task, Mode mode, Datum& datum) {
 void VssLanguage::submit(Request& request, RuntimeServices& services) {
   const auto& call = *static_cast<const detail::Submit*>(request.payload);
   Task& parent = task_of(*request.requester);
+  PerCore& here = cores_[services.core()];
   const TaskOptions& options = *call.options;
-  const std::string& name = options.name.empty() ? default_name(request.site) : options.name;
+  const std::string& name = options.name.empty() ? default_name(here, request.site) : options.name;
   if (options.core != kAnyCore && options.core >= core_count_) {
     return refuse(request, services,
                   "submit: cannot pin task '" + name + "' to core " + std::to_string(options.core) +
@@ -281,27 +397,28 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
                       std::to_string(options.stack_size) + " bytes, below the " +
                       std::to_string(proto::kMinStackSize / 1024) + " KiB minimum");
   }
-  scratch_.clear();
+  std::vector<Resolved>& scratch = here.scratch;
+  scratch.clear();
   for (std::size_t i = 0; i < call.count; ++i) {
-    if (std::string error = resolve(call.accesses[i], scratch_); !error.empty()) {
+    if (std::string error = resolve(call.accesses[i], call.registrations, scratch); !error.empty()) {
       return refuse(request, services, "submit of task '" + name + "': " + error);
     }
   }
-  if (scratch_.size() > 1) {  // a datum declared twice must agree with itself
+  if (scratch.size() > 1) {  // a datum declared twice must agree with itself
     // A stable insertion sort: a submit declares a few data, and std::stable_sort would
     // allocate its buffer at every submit.
-    for (auto it = scratch_.begin() + 1; it != scratch_.end(); ++it) {
+    for (auto it = scratch.begin() + 1; it != scratch.end(); ++it) {
       if (!(it->key < (it - 1)->key)) continue;
       Resolved moved = *it;
       auto hole = it;
       do {
         *hole = *(hole - 1);
         --hole;
-      } while (hole != scratch_.begin() && moved.key < (hole - 1)->key);
+      } while (hole != scratch.begin() && moved.key < (hole - 1)->key);
       *hole = moved;
     }
-    auto kept = scratch_.begin();
-    for (auto it = scratch_.begin() + 1; it != scratch_.end(); ++it) {
+    auto kept = scratch.begin();
+    for (auto it = scratch.begin() + 1; it != scratch.end(); ++it) {
       if (!(it->key == kept->key)) {
         *++kept = *it;
         continue;
@@ -309,15 +426,18 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
       if (it->mode != kept->mode) {
         return refuse(request, services,
                       "submit of task '" + name + "': datum '" +
-                          datum_name(kept->key, *kept->access) + "' is declared both " +
+                          datum_name(kept->key, *kept->access, call.registrations) +
+                          "' is declared both " +
                           mode_name(kept->mode) + " and " + mode_name(it->mode) +
                           "; declare it once (inout to read and write it)");
       }
     }
-    scratch_.erase(kept + 1, scratch_.end());
+    scratch.erase(kept + 1, scratch.end());
   }
 
-  Task* task = &new_task();
+  // The new task is this handler's alone until it joins its predecessors' successors (under
+  // the domains of the data it shares with them) or the queue of ready tasks.
+  Task* task = &new_task(services.core());
   task->name = name;
   task->submitted_at = request.site;
   task->core = options.core;
@@ -325,13 +445,13 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
   task->body = std::move(*call.body);
   task->parent = &parent;
   task->submit_unit = request.unit;
-  task->accesses.reserve(scratch_.size());
-  for (const Resolved& resolved : scratch_) {
-    Datum& datum = parent.domain[resolved.key];
+  task->accesses.reserve(scratch.size());
+  for (const Resolved& resolved : scratch) {
+    Datum& datum = parent.datum(resolved.key);
     if (const std::string& given = resolved.access->name; !given.empty()) {
       // A named whole object keeps its given name: only assign it when it changes.
-      if (resolved.key.block != kWholeObject || matrices_.contains(resolved.key.object)) {
-        datum.name = datum_name(resolved.key, *resolved.access);
+      if (resolved.key.block != kWholeObject) {
+        datum.name = datum_name(resolved.key, *resolved.access, call.registrations);
       } else if (datum.name != given) {
         datum.name = given;
       }
@@ -339,40 +459,65 @@ void VssLanguage::submit(Request& request, RuntimeServices& services) {
     depend(*task, resolved.mode, datum);
     task->accesses.push_back(detail::Declared{resolved.key, resolved.mode, &datum});
   }
-  ++parent.live_children;
-  link(*task);
-  if (task->unsatisfied == 0) ready(*task);
-  ++live_tasks_;
+  // Its predecessors' ends count it down from here (once this handler releases their data).
+  task->unsatisfied.store(task->dependences.size(), std::memory_order_relaxed);
+  {
+    const std::lock_guard guard(parent.wait_lock);
+    ++parent.live_children;
+  }
+  const std::size_t live = live_tasks_.fetch_add(1, std::memory_order_relaxed) + 1;
+  if (task->dependences.empty()) ready(*task);
   // Help first, unless ready tasks pile up or too many are alive: then the submitter queues
-  // behind them, which bounds the records a submitting loop makes ahead of the cores.
-  const bool throttled = unstarted_.size() + pinned_unstarted_ >= kThrottleWindows * window_ ||
-                         live_tasks_ >= kLivePerCore * core_count_;
+  // behind them, which bounds the records a submitting loop makes ahead of the cores. (The
+  // counts move under other cores' handlers meanwhile: the bound is approximate.)
+  const bool throttled = unstarted_count_.load(std::memory_order_relaxed) +
+                                 pinned_unstarted_.load(std::memory_order_relaxed) >=
+                             kThrottleWindows * window_ ||
+                         live >= kLivePerCore * core_count_;
   parent.resume = throttled ? Task::Resume::back : Task::Resume::front;
   services.make_ready(*request.requester);
 }
 
 void VssLanguage::ready(Task& task) {
+  const std::lock_guard guard(unstarted_lock_);
   if (task.core == kAnyCore) {
     unstarted_.push_back(&task);
+    unstarted_count_.store(unstarted_.size(), std::memory_order_relaxed);
   } else {
     unstarted_pinned_[task.core].push_back(&task);
-    ++pinned_unstarted_;
+    pinned_unstarted_.store(pinned_unstarted_.load(std::memory_order_relaxed) + 1,
+                            std::memory_order_relaxed);
   }
 }
 
 void VssLanguage::top_up(RuntimeServices& services) {
-  while (!unstarted_.empty() && assigner_.stealable() < window_) {
-    Task* task = unstarted_.front();
-    unstarted_.pop_front();
+  // Handlers on several cores top up at once, and each sees the assigner's counts as they are:
+  // together they may start a task or two past a window, never leave a ready task behind (the
+  // handler that queued it tops up after).
+  while (unstarted_count_.load(std::memory_order_relaxed) != 0 && assigner_.stealable() < window_) {
+    Task* task = nullptr;
+    {
+      const std::lock_guard guard(unstarted_lock_);
+      if (unstarted_.empty()) break;
+      task = unstarted_.front();
+      unstarted_.pop_front();
+      unstarted_count_.store(unstarted_.size(), std::memory_order_relaxed);
+    }
     start(*task, services);
   }
-  if (pinned_unstarted_ == 0) return;
+  if (pinned_unstarted_.load(std::memory_order_relaxed) == 0) return;
   for (CoreId core = 0; core < unstarted_pinned_.size(); ++core) {
-    std::deque<Task*>& waiting = unstarted_pinned_[core];
-    while (!waiting.empty() && assigner_.pinned(core) < kPinnedWindow) {
-      Task* task = waiting.front();
-      waiting.pop_front();
-      --pinned_unstarted_;
+    while (assigner_.pinned(core) < kPinnedWindow) {
+      Task* task = nullptr;
+      {
+        const std::lock_guard guard(unstarted_lock_);
+        std::deque<Task*>& waiting = unstarted_pinned_[core];
+        if (waiting.empty()) break;
+        task = waiting.front();
+        waiting.pop_front();
+        pinned_unstarted_.store(pinned_unstarted_.load(std::memory_order_relaxed) - 1,
+                                std::memory_order_relaxed);
+      }
       start(*task, services);
     }
   }
@@ -385,7 +530,7 @@ void VssLanguage::start(Task& task, RuntimeServices& services) {
     std::size_t known = 0;
     for (const detail::Declared& declared : task.accesses) {
       if (!reads(declared.mode) || known == cores.size()) continue;
-      const CoreId core = declared.datum->writer_core;
+      const CoreId core = declared.datum->writer_core.load(std::memory_order_relaxed);
       if (core != kAnyCore) cores[known++] = core;
     }
     std::size_t best_votes = 0;
@@ -397,14 +542,14 @@ void VssLanguage::start(Task& task, RuntimeServices& services) {
       }
     }
   }
-  starting_ = &task;
+  cores_[services.core()].starting = &task;
   VirtualProcessor& vp = services.create_vp(
       wrap(task), proto::VpOptions{task.name, task.core, task.stack_size}, task.submitted_at);
   services.record_constraint(detail::kSubmit, task.submit_unit, vp.unit());
-  for (const detail::Satisfied& satisfied : task.satisfied) {
-    services.record_constraint(satisfied.kind, satisfied.from, vp.unit());
+  for (const detail::Dependence& dependence : task.dependences) {
+    services.record_constraint(dependence.kind, dependence.from, vp.unit());
   }
-  task.satisfied.clear();
+  task.dependences.clear();
   services.make_ready(vp);
 }
 
@@ -415,7 +560,10 @@ void VssLanguage::end(Request& request, RuntimeServices& services) {
   assigner_.freed(services.core());
   // Submissions still alive means its body threw past the implicit taskwait: the run stops,
   // and the record stays for those submissions until the destructor.
-  if (task.live_children > 0) return;
+  {
+    const std::lock_guard guard(task.wait_lock);
+    if (task.live_children > 0) return;
+  }
   complete(task, request.unit, services);
 }
 
@@ -426,31 +574,48 @@ void VssLanguage::complete(Task& task, UnitId last_unit, RuntimeServices& servic
       Datum& datum = *declared.datum;
       if (datum.writer == &task) {
         datum.writer = nullptr;
-        datum.writer_core = services.core();
+        datum.writer_core.store(services.core(), std::memory_order_relaxed);
       } else if (!writes(declared.mode)) {
         erase_one(datum.readers, &task);
       }
     }
   }
+  // A successor's other predecessors (of other data) end at the same time: each writes its own
+  // entry, and the last to count down (acquiring the others' entries) makes it ready.
   for (const detail::Successor& successor : task.successors) {
     Task& next = *successor.task;
-    next.satisfied.push_back(detail::Satisfied{successor.kind, last_unit});
-    if (--next.unsatisfied == 0) ready(next);
+    next.dependences[successor.dependence].from = last_unit;
+    if (next.unsatisfied.fetch_sub(1, std::memory_order_acq_rel) == 1) ready(next);
   }
   for (Task* waiter : task.waiters) {
-    erase_one(waiter->awaited, &task);
-    services.record_group_member(waiter->wait_group, kGroupSource, last_unit);
-    if (waiter->awaited.empty()) release_wait(*waiter, last_unit, services);
+    std::uint64_t group = 0;
+    bool last = false;
+    {
+      const std::lock_guard guard(waiter->wait_lock);  // its other writers end at the same time
+      erase_one(waiter->awaited, &task);
+      group = waiter->wait_group;
+      last = waiter->awaited.empty();
+    }
+    services.record_group_member(group, kGroupSource, last_unit);
+    if (last) release_wait(*waiter, last_unit, services);
   }
   if (parent != nullptr) {
-    --parent->live_children;
-    if (parent->wait != nullptr && parent->wait->kind == detail::kTaskwait) {
-      services.record_group_member(parent->wait_group, kGroupSource, last_unit);
-      if (parent->live_children == 0) release_wait(*parent, last_unit, services);
+    // The last access to the parent: once counted, the parent may end (on another core).
+    std::uint64_t group = 0;
+    bool waiting = false;
+    bool last = false;
+    {
+      const std::lock_guard guard(parent->wait_lock);
+      --parent->live_children;
+      waiting = parent->waits_for_children;
+      if (waiting) group = parent->wait_group;  // else a taskwait_on's, not this lock's
+      last = waiting && parent->live_children == 0;
+      if (last) parent->waits_for_children = false;
     }
+    if (waiting) services.record_group_member(group, kGroupSource, last_unit);
+    if (last) release_wait(*parent, last_unit, services);
+    live_tasks_.fetch_sub(1, std::memory_order_relaxed);
   }
-  if (parent != nullptr) --live_tasks_;
-  unlink(task);
   free_task(task);
 }
 
@@ -462,7 +627,7 @@ void VssLanguage::begin_wait(Task& waiter, const Request& request, RuntimeServic
   waiter.wait = &request;
   assigner_.freed(services.core());  // the waiter leaves its core free
   if (!services.recording()) return;
-  waiter.wait_group = next_group_++;
+  waiter.wait_group = next_group_.fetch_add(1, std::memory_order_relaxed);
   services.define_group(waiter.wait_group, request.kind,
                         request.kind == detail::kTaskwait
                             ? "taskwait in '" + waiter.name + "'"
@@ -479,30 +644,35 @@ void VssLanguage::release_wait(Task& waiter, UnitId from, RuntimeServices& servi
 
 void VssLanguage::taskwait(Request& request, RuntimeServices& services) {
   Task& task = task_of(*request.requester);
+  // Under the task's wait_lock the whole time: a child that ends meanwhile either ended before
+  // (and is not counted) or finds the wait begun, its group defined, and counts itself in it.
+  std::unique_lock guard(task.wait_lock);
   if (task.live_children == 0) {
+    guard.unlock();
     task.resume = Task::Resume::front;
     services.make_ready(*request.requester);
     return;
   }
+  task.waits_for_children = true;
   begin_wait(task, request, services);
 }
 
-std::string VssLanguage::known_name(const Task& caller, const DatumKey& key,
-                                    const Access& access) const {
+std::string VssLanguage::known_name(const Task& caller, const DatumKey& key, const Access& access,
+                                    std::uint64_t seen) const {
   if (access.name.empty()) {  // the name a submission gave it, in this domain or one around it
     for (const Task* level = &caller; level != nullptr; level = level->parent) {
-      const auto found = level->domain.find(key);
-      if (found != level->domain.end() && !found->second.name.empty()) return found->second.name;
+      const Datum* found = level->find(key);
+      if (found != nullptr && !found->name.empty()) return found->name;
     }
   }
-  return datum_name(key, access);
+  return datum_name(key, access, seen);
 }
 
 Task* VssLanguage::find_writer(Task& caller, const DatumKey& key, const std::string& name,
                                std::string& misuse) const {
   for (Task* level = &caller;; level = level->parent) {
-    const auto found = level->domain.find(key);
-    if (found != level->domain.end() && found->second.writer != nullptr) return found->second.writer;
+    const Datum* found = level->find(key);
+    if (found != nullptr && found->writer != nullptr) return found->writer;
     if (level->parent == nullptr) return nullptr;
     const auto declared = std::find_if(level->accesses.begin(), level->accesses.end(),
                                        [&key](const detail::Declared& d) { return d.key == key; });
@@ -521,16 +691,20 @@ Task* VssLanguage::find_writer(Task& caller, const DatumKey& key, const std::str
 }
 
 void VssLanguage::taskwait_on(Request& request, RuntimeServices& services) {
-  const Access& access = *static_cast<const detail::TaskwaitOn*>(request.payload)->datum;
+  const auto& call = *static_cast<const detail::TaskwaitOn*>(request.payload);
+  const Access& access = *call.datum;
   Task& task = task_of(*request.requester);
-  scratch_.clear();
-  if (std::string error = resolve(access, scratch_); !error.empty()) {
+  std::vector<Resolved>& scratch = cores_[services.core()].scratch;
+  scratch.clear();
+  if (std::string error = resolve(access, call.registrations, scratch); !error.empty()) {
     return refuse(request, services, "taskwait_on: " + error);
   }
   const std::string name = known_name(
-      task, access.row == kWholeObject ? DatumKey{access.object, kWholeObject} : scratch_.front().key,
-      access);
-  for (const Resolved& resolved : scratch_) {
+      task, access.row == kWholeObject ? DatumKey{access.object, kWholeObject} : scratch.front().key,
+      access, call.registrations);
+  // The writers' ends wait for this handler's data, so none ends (and touches `awaited`) before
+  // the wait has begun.
+  for (const Resolved& resolved : scratch) {
     std::string misuse;
     Task* writer = find_writer(task, resolved.key, name, misuse);
     if (!misuse.empty()) {
@@ -563,25 +737,34 @@ void VssLanguage::register_blocks(Request& request, RuntimeServices& services) {
   }
   // Accesses to it as a whole object would not order against accesses to its blocks.
   const Task& caller = task_of(*request.requester);
-  if (const auto whole = caller.domain.find(DatumKey{call.matrix, kWholeObject});
-      whole != caller.domain.end() && (whole->second.writer != nullptr || !whole->second.readers.empty())) {
+  if (const Datum* whole = caller.find(DatumKey{call.matrix, kWholeObject});
+      whole != nullptr && (whole->writer != nullptr || !whole->readers.empty())) {
     return refuse(request, services,
                   "register_blocks: " + shown +
                       " is accessed as a whole object by tasks not ended yet; register it before "
                       "submitting tasks that use it");
   }
-  const auto [entry, fresh] = matrices_.try_emplace(call.matrix, Blocks{call.rows, call.cols, name});
+  // Alone (the whole language), but domains() reads the shard meanwhile: under its lock. A new
+  // matrix counts for requests whose domains are named from the next registration number on.
+  MatrixShard& shard = matrix_shards_[std::hash<const void*>{}(call.matrix) % kMatrixShards];
+  std::unique_lock guard(shard.lock);
+  const std::uint64_t registration = registrations_.load(std::memory_order_relaxed) + 1;
+  const auto [entry, fresh] =
+      shard.matrices.try_emplace(call.matrix, Blocks{call.rows, call.cols, name, registration});
+  if (fresh) registrations_.store(registration, std::memory_order_release);
   if (!fresh) {
     Blocks& blocks = entry->second;
     if (blocks.rows != call.rows || blocks.cols != call.cols) {
+      const std::string registered = std::to_string(blocks.rows) + " x " + std::to_string(blocks.cols);
+      guard.unlock();
       return refuse(request, services,
-                    "register_blocks: " + shown + " is registered already as " +
-                        std::to_string(blocks.rows) + " x " + std::to_string(blocks.cols) +
+                    "register_blocks: " + shown + " is registered already as " + registered +
                         " blocks, not " + std::to_string(call.rows) + " x " +
                         std::to_string(call.cols));
     }
     if (!name.empty()) blocks.name = name;
   }
+  guard.unlock();
   task_of(*request.requester).resume = Task::Resume::front;
   services.make_ready(*request.requester);
 }
@@ -592,11 +775,12 @@ void VssLanguage::register_blocks(Request& request, RuntimeServices& services) {
 
 std::string VssLanguage::describe_task(const Task& task) const {
   std::string text = "task '" + task.name + "' (submitted at " + proto::format_site(task.submitted_at);
-  if (task.vp == nullptr && task.unsatisfied == 0) {
+  const std::size_t unsatisfied = task.unsatisfied.load(std::memory_order_relaxed);
+  if (task.vp == nullptr && unsatisfied == 0) {
     text += ", ready, not started yet";
   } else if (task.vp == nullptr) {
-    text += ", not started: it waits for " + std::to_string(task.unsatisfied) +
-            (task.unsatisfied == 1 ? " task" : " tasks") + " to end";
+    text += ", not started: it waits for " + std::to_string(unsatisfied) +
+            (unsatisfied == 1 ? " task" : " tasks") + " to end";
   } else if (task.wait != nullptr) {
     text += ", blocked in " + std::string(construct_name(task.wait->kind));
   }

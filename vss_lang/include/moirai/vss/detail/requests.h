@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "moirai/instrument/ids.h"
@@ -33,11 +34,16 @@ struct Submit {
   const Access* accesses = nullptr;
   std::size_t count = 0;
   const TaskOptions* options = nullptr;
+  // registrations is how many register_blocks calls had been made when its lock domains were
+  // named: the handler resolves the accesses against those matrices, so it touches the data it
+  // locked even if a register_blocks (of a task this one does not wait for) came in between.
+  std::uint64_t registrations = 0;
 };
 
 // TaskwaitOn names the datum a taskwait_on waits for (its mode is not used).
 struct TaskwaitOn {
   const Access* datum = nullptr;
+  std::uint64_t registrations = 0;  // as Submit's
 };
 
 // Taskwait says whether the wait is the implicit one at the end of a task with children.
