@@ -5,6 +5,11 @@
 
 #include <chrono>
 #include <cstdint>
+#include <mutex>
+#include <thread>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/proto_runtime/runtime.h"
@@ -84,6 +89,52 @@ TEST(LockDomains, HandlersOfOneDomainNeverOverlap) {
   EXPECT_EQ(language.touches(1), 4u * 2 * kRounds);
   EXPECT_EQ(language.touches(2), 4u * kRounds / 2 + 4u * kRounds);
   EXPECT_EQ(language.touches(3), 4u * kRounds / 2);
+}
+
+// WaitWatcher hears the runtime's lock waits: a wait that began, and each domain named and waited.
+struct WaitWatcher final : instrument::RuntimeObserver {
+  std::atomic<bool> waiting{false};
+  std::mutex mutex;
+  std::vector<std::string> named;
+  std::vector<std::pair<CoreId, LockDomain>> waited;  // (released by, domain)
+  void lock_wait_begin(CoreId) override { waiting.store(true); }
+  void lock_domain_named(CoreId, LockDomain domain, const std::string& name) override {
+    std::lock_guard guard(mutex);
+    named.push_back(std::to_string(domain) + ": " + name);
+  }
+  void lock_wait_end(CoreId, CoreId released_by, LockDomain domain) override {
+    std::lock_guard guard(mutex);
+    waited.emplace_back(released_by, domain);
+  }
+};
+
+// A core that waits for a domain another core holds reports the wait with the domain, named in
+// the language's words, and the core that released it: the holder keeps its handler running
+// until the runtime says the other core waits (the runtime's word, not a time).
+TEST(LockDomains, AWaitForADomainIsReportedNamedWithItsHolder) {
+  proto::RealMachine machine(2);
+  touch::Touch language(2);
+  WaitWatcher watcher;
+  language.hold_until(&watcher.waiting);
+  proto::Runtime runtime(machine, language, {.observer = &watcher});
+  within(kRunLimit, "proto::Runtime::run (touch, a wait)", [&] {
+    runtime.run(
+        [&language](VirtualProcessor& self) {
+          touch::spawn(self, 1, [](VirtualProcessor& vp) { touch::touch(vp, 5, /*meet=*/true); });
+          touch::spawn(self, 0, [&language](VirtualProcessor& vp) {
+            while (!language.in_flight(5)) std::this_thread::yield();  // core 1 holds cell 5
+            touch::touch(vp, 5);
+          });
+        },
+        proto::VpOptions{"seed", 0, 0});
+    return 0;
+  });
+  EXPECT_EQ(language.gave_up(), 0u);
+  EXPECT_EQ(language.overlaps(), 0u);
+  EXPECT_EQ(language.touches(5), 2u);
+  ASSERT_EQ(watcher.waited.size(), 1u);
+  EXPECT_EQ(watcher.waited[0], (std::pair<CoreId, LockDomain>{1, 5}));
+  EXPECT_EQ(watcher.named, (std::vector<std::string>{"5: cell 5"}));
 }
 
 // A simulated machine runs the same program to the same counts.

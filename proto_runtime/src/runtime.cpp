@@ -55,6 +55,10 @@ struct alignas(64) CoreState {
   bool refill = false;
   std::vector<CoreId> to_wake;            // cores given work under the lock, woken after it
   std::unordered_set<LockDomain> named_domains;  // the lock domains this core has had named
+  // serving is the VP whose request this core's handler runs; requeued: the handler made it
+  // ready again, which moves its count from running to ready with no write to the shared count.
+  VirtualProcessor* serving = nullptr;
+  bool requeued = false;
   std::vector<CoreId> handed_to;          // those of them handed a VP (Machine::notify_handed)
   bool stopped = false;                   // this core's handler stopped the run (under the lock)
   // stats counts what this core did (under the lock): per core, so that no line moves for them.
@@ -517,6 +521,9 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
 
   if (kRecording && observer) observer->handler_enter(core, request.kind, request.unit);
   RuntimeServices services(*owner, core, kRecording ? observer : nullptr);
+  CoreState& here = cores[core];
+  here.serving = &vp;
+  here.requeued = false;
   try {
     language.handle(request, services);
   } catch (...) {
@@ -533,9 +540,11 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
     }
     live.fetch_sub(1, std::memory_order_relaxed);
   }
-  // The requester is no longer running: when nothing else is ready or running, no handler is
-  // under way either, so the VPs still alive can never be made ready again.
-  if (active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+  here.serving = nullptr;
+  // The requester is no longer running (unless its handler made it ready): when nothing else is
+  // ready or running, no handler is under way either, so the VPs still alive can never be made
+  // ready again.
+  if (!here.requeued && active.fetch_sub(1, std::memory_order_acq_rel) == 1) {
     if (live.load(std::memory_order_relaxed) == 0) {
       stopping.store(true, std::memory_order_relaxed);
     } else if (!stopping.load(std::memory_order_relaxed)) {
@@ -603,7 +612,12 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
 }
 
 void Runtime::Impl::make_ready(VirtualProcessor& vp, CoreId from_core) {
-  active.fetch_add(1, std::memory_order_relaxed);
+  CoreState& here = cores[from_core];
+  if (&vp == here.serving && !here.requeued) {
+    here.requeued = true;  // its running count becomes its ready count
+  } else {
+    active.fetch_add(1, std::memory_order_relaxed);
+  }
   const CoreId target = assigner.on_ready(vp);
   // The core running this handler looks for work right after it; another one is woken when it
   // waits for work (a simulated machine is told of every VP, its cores' clocks need it).

@@ -193,9 +193,19 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   DomainLock whole;
   struct Held {
     std::array<LockDomain, 4> keys{};
+    std::array<std::uint64_t, 4> cost{};   // what taking each costs (lock, hand-off, after a wait)
     std::size_t count = 0;
+    ConstructKind kind = 0;                // the construct whose handler takes them
+    std::uint64_t communication = 0;       // the communication after the unit, still to count
     std::unordered_set<LockDomain> named;  // the domains this core has had named to the user
   };
+  // free_at_of is when the domain `key` (or the whole language) is free for a new holder.
+  std::uint64_t free_at_of(LockDomain key) {
+    if (key != kWholeLanguage) return std::max(domain_locks[key].free_at, whole.free_at);
+    std::uint64_t free_at = whole.free_at;
+    for (const auto& [other, lock] : domain_locks) free_at = std::max(free_at, lock.free_at);
+    return free_at;
+  }
   std::vector<Held> held = std::vector<Held>(cores.size());
   void acquire_domains(CoreId core);
   void release_domains(CoreId core);
@@ -375,16 +385,58 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     ++units;
     if (user) user->unit_end(core, vp, unit, ended_by, site);
     // The core asks for the lock after the communication: other cores go first until then.
+    if (domains) {
+      held[core].communication = communication_cost(ended_by);
+      held[core].kind = ended_by;
+    }
     reschedule(core, c.clock + communication_cost(ended_by));
   }
+  // handler_domains comes before the runtime takes the domains. The core reserves them in
+  // virtual time: its hold begins when the last of them is free and lasts the takes and its
+  // handler, so cores that ask later queue behind it in the order they asked; it waits for the
+  // begin here, yielding to the cores before it, so that no core earlier in virtual time (whose
+  // assigner takes no lock) runs after this handler and sees what it freed.
   void handler_domains(CoreId core, const LockDomain* keys, std::size_t count) override {
     Held& h = held[core];
     h.count = std::min(count, h.keys.size());
     std::copy(keys, keys + h.count, h.keys.begin());
     if (user) user->handler_domains(core, keys, count);
+    VirtualCore& c = cores[core];
+    c.clock += std::exchange(h.communication, 0);
+    std::uint64_t begin = c.clock, hold = h.kind < handler_costs.size() ? handler_costs[h.kind] : config.costs.handler;
+    std::array<CoreId, 4> released_by{};
+    for (std::size_t k = 0; k < h.count; ++k) {
+      DomainLock& lock = h.keys[k] == kWholeLanguage ? whole : domain_locks[h.keys[k]];
+      const std::uint64_t free_at = config.lock_excludes ? free_at_of(h.keys[k]) : 0;
+      h.cost[k] = config.costs.lock;
+      if (config.lock_excludes && lock.holder != kAnyCore && lock.holder != core) h.cost[k] += config.costs.lock_handoff;
+      if (free_at > c.clock) h.cost[k] += config.costs.lock_contended;
+      released_by[k] = free_at > c.clock ? lock.holder : kAnyCore;
+      begin = std::max(begin, free_at);
+      hold += h.cost[k];
+    }
+    if (!config.lock_excludes) return;
+    for (std::size_t k = 0; k < h.count; ++k) {
+      DomainLock& lock = h.keys[k] == kWholeLanguage ? whole : domain_locks[h.keys[k]];
+      lock.free_at = begin + hold;
+      lock.holder = core;
+    }
+    if (begin == c.clock) return;
+    if (user) user->lock_wait_begin(core);
+    c.clock = begin;
+    reschedule(core, begin);
+    if (!user) return;
+    for (std::size_t k = 0; k < h.count; ++k) {
+      if (released_by[k] == kAnyCore) continue;
+      const LockDomain key = h.keys[k];
+      if (key != kWholeLanguage && name_domain && h.named.insert(key).second) {
+        user->lock_domain_named(core, key, name_domain(key));
+      }
+      user->lock_wait_end(core, released_by[k], key);
+    }
   }
   void handler_enter(CoreId core, ConstructKind kind, UnitId unit) override {
-    cores[core].clock += communication_cost(kind);
+    if (!domains) cores[core].clock += communication_cost(kind);
     if (domains) {
       acquire_domains(core);
     } else {
@@ -450,42 +502,10 @@ void SimMachine::Impl::acquire(CoreId core) {
   c.clock += config.costs.lock + extra;
 }
 
-// acquire_domains takes the domains the core's handler named, in virtual time: each costs a lock
-// take, more when another core held it last, and a wait while another holds it (reported, with
-// the domain named once per core). The whole language waits for every domain, and each domain
-// for the whole language.
+// acquire_domains charges the takes of the domains the core reserved (handler_domains).
 void SimMachine::Impl::acquire_domains(CoreId core) {
-  VirtualCore& c = cores[core];
-  Held& h = held[core];
-  auto take = [&](DomainLock& lock, LockDomain key, std::uint64_t free_at) {
-    if (!config.lock_excludes) {
-      c.clock += config.costs.lock;
-      return;
-    }
-    std::uint64_t extra = lock.holder != kAnyCore && lock.holder != core ? config.costs.lock_handoff : 0;
-    if (free_at > c.clock) {
-      if (user) {
-        user->lock_wait_begin(core);
-        if (key != kWholeLanguage && name_domain && h.named.insert(key).second) {
-          user->lock_domain_named(core, key, name_domain(key));
-        }
-      }
-      c.clock = free_at;
-      if (user) user->lock_wait_end(core, lock.holder == kAnyCore ? core : lock.holder, key);
-      extra += config.costs.lock_contended;
-    }
-    c.clock += config.costs.lock + extra;
-  };
-  for (std::size_t k = 0; k < h.count; ++k) {
-    if (h.keys[k] == kWholeLanguage) {
-      std::uint64_t free_at = whole.free_at;
-      for (const auto& [key, lock] : domain_locks) free_at = std::max(free_at, lock.free_at);
-      take(whole, kWholeLanguage, free_at);
-    } else {
-      DomainLock& lock = domain_locks[h.keys[k]];
-      take(lock, h.keys[k], std::max(lock.free_at, whole.free_at));
-    }
-  }
+  const Held& h = held[core];
+  for (std::size_t k = 0; k < h.count; ++k) cores[core].clock += h.cost[k];
 }
 
 void SimMachine::Impl::release_domains(CoreId core) {

@@ -79,6 +79,8 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
   // domain, as a language written before lock domains.
   void with_domains(bool on) { domains_on_ = on; }
   void patience(std::chrono::milliseconds wait) { patience_ = wait; }
+  // hold_until makes a meeting handler wait for `flag` instead of a second handler in flight.
+  void hold_until(const std::atomic<bool>* flag) { hold_until_ = flag; }
 
   bool names_domains() const noexcept override { return domains_on_; }
   proto::LockDomains domains(const proto::Request& request) const override {
@@ -118,6 +120,8 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
 
   // After the run: touches per cell, handlers that found their cell's handler in flight, meets.
   std::uint64_t touches(LockDomain key) const { return cells_[key].touches; }
+  // in_flight says whether a handler touching `key` runs now (a test waits for that state).
+  bool in_flight(LockDomain key) const { return cells_[key].in_flight.load() > 0; }
   std::uint64_t overlaps() const { return overlaps_.load(); }
   std::uint64_t met() const { return met_.load(); }
   std::uint64_t gave_up() const { return gave_up_.load(); }
@@ -137,7 +141,7 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
   void meet() {
     if (meeting_.fetch_add(1) + 1 >= 2) met_.fetch_add(1);
     const auto until = std::chrono::steady_clock::now() + patience_;
-    while (met_.load() == 0) {
+    while (hold_until_ != nullptr ? !hold_until_->load() : met_.load() == 0) {
       if (std::chrono::steady_clock::now() >= until) {
         gave_up_.fetch_add(1);
         break;
@@ -168,6 +172,7 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
   std::deque<Queue> queues_;
   std::array<Cell, kCells> cells_;
   bool domains_on_ = true;
+  const std::atomic<bool>* hold_until_ = nullptr;
   std::chrono::milliseconds patience_{std::chrono::seconds(60)};
   std::atomic<int> meeting_{0};
   std::atomic<std::uint64_t> met_{0}, overlaps_{0}, gave_up_{0};
