@@ -200,24 +200,24 @@ def cross_core_target():
     # The paired ratio when the cross-core row ran: measured minutes apart, the anchor's own row
     # swings several-fold on this VM (dividing the two medians once gave a spurious "met").
     if not paired:
-        return ("cross-core SSR round trip within 2.5x the raw atomic ping-pong on the same two cores",
-                (atomic, cross), lambda: (cross / atomic, f"{cross / atomic:.1f}x ({fmt_ns(cross)} / {fmt_ns(atomic)})", cross / atomic <= 2.5))
+        return ("cross-core SSR round trip within 4x the raw atomic ping-pong on the same two cores (issue 27; issue 13 asked 2.5x)",
+                (atomic, cross), lambda: (cross / atomic, f"{cross / atomic:.1f}x ({fmt_ns(cross)} / {fmt_ns(atomic)})", cross / atomic <= 4.0))
     ratio, ssr_ns, anchor_ns = paired[len(paired) // 2]  # the median repetition (upper, if even)
-    return ("cross-core SSR round trip within 2.5x the atomic ping-pong run right before it (paired, per repetition)",
+    return ("cross-core SSR round trip within 4x the atomic ping-pong run right before it (paired, per repetition; issue 27; issue 13 asked 2.5x)",
             (ratio,), lambda: (ratio, f"{ratio:.1f}x, the median of {len(paired)} repetitions ({fmt_ns(ssr_ns)} / {fmt_ns(anchor_ns)}; "
-                                      f"all: {', '.join(f'{r:.1f}x' for r, _, _ in paired)})", ratio <= 2.5))
+                                      f"all: {', '.join(f'{r:.1f}x' for r, _, _ in paired)})", ratio <= 4.0))
 
 print("\n## Targets\n")
 print("| target | measured | verdict |")
 print("| --- | --- | --- |")
 targets = [
-    ("same-core SSR round trip within 8x the raw fiber round trip",
-     (raw, ssr), lambda: (ssr / raw, f"{ssr / raw:.1f}x ({fmt_ns(ssr)} / {fmt_ns(raw)})", ssr / raw <= 8.0)),
+    ("same-core SSR round trip within 10x the raw fiber round trip (issue 27; issue 13 asked 8x)",
+     (raw, ssr), lambda: (ssr / raw, f"{ssr / raw:.1f}x ({fmt_ns(ssr)} / {fmt_ns(raw)})", ssr / raw <= 10.0)),
     cross_core_target(),
     ("SSR create + end of a VP placed by the assigner on 2 cores under 1 us",
      (create_far,), lambda: (create_far, fmt_ns(create_far), create_far < 1000.0)),
-    ("SSR create + end of a VP on the other core (pinned there) under 1 us",
-     (create_other,), lambda: (create_other, fmt_ns(create_other), create_other < 1000.0)),
+    ("SSR create + end of a VP on the other core (pinned there) under 0.5 us (issue 27; issue 13 asked 1 us)",
+     (create_other,), lambda: (create_other, fmt_ns(create_other), create_other < 500.0)),
     ("same-core SSR round trip faster than Boost.Fiber's",
      (fiber, ssr), lambda: (fiber / ssr, f"Boost.Fiber / SSR = {fiber / ssr:.2f}x ({fmt_ns(fiber)} / {fmt_ns(ssr)})", fiber / ssr > 1.0)),
     ("same-core SSR round trip at least 20x faster than the pthread one",

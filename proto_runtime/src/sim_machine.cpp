@@ -194,16 +194,17 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   struct Held {
     std::array<LockDomain, 4> keys{};
     std::array<std::uint64_t, 4> cost{};   // what taking each costs (lock, hand-off, after a wait)
+    std::array<DomainLock*, 4> locks{};    // each key's lock (a map node: it stays where it is)
     std::size_t count = 0;
     ConstructKind kind = 0;                // the construct whose handler takes them
     std::uint64_t communication = 0;       // the communication after the unit, still to count
     std::unordered_set<LockDomain> named;  // the domains this core has had named to the user
   };
-  // free_at_of is when the domain `key` (or the whole language) is free for a new holder.
-  std::uint64_t free_at_of(LockDomain key) {
-    if (key != kWholeLanguage) return std::max(domain_locks[key].free_at, whole.free_at);
+  // free_at_of is when `lock` (the whole language's: every domain) is free for a new holder.
+  std::uint64_t free_at_of(const DomainLock& lock) const {
+    if (&lock != &whole) return std::max(lock.free_at, whole.free_at);
     std::uint64_t free_at = whole.free_at;
-    for (const auto& [other, lock] : domain_locks) free_at = std::max(free_at, lock.free_at);
+    for (const auto& [other, each] : domain_locks) free_at = std::max(free_at, each.free_at);
     return free_at;
   }
   std::vector<Held> held = std::vector<Held>(cores.size());
@@ -406,8 +407,8 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     std::uint64_t begin = c.clock, hold = h.kind < handler_costs.size() ? handler_costs[h.kind] : config.costs.handler;
     std::array<CoreId, 4> released_by{};
     for (std::size_t k = 0; k < h.count; ++k) {
-      DomainLock& lock = h.keys[k] == kWholeLanguage ? whole : domain_locks[h.keys[k]];
-      const std::uint64_t free_at = config.lock_excludes ? free_at_of(h.keys[k]) : 0;
+      DomainLock& lock = *(h.locks[k] = h.keys[k] == kWholeLanguage ? &whole : &domain_locks[h.keys[k]]);
+      const std::uint64_t free_at = config.lock_excludes ? free_at_of(lock) : 0;
       h.cost[k] = config.costs.lock;
       if (config.lock_excludes && lock.holder != kAnyCore && lock.holder != core) h.cost[k] += config.costs.lock_handoff;
       if (free_at > c.clock) h.cost[k] += config.costs.lock_contended;
@@ -417,9 +418,8 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
     }
     if (!config.lock_excludes) return;
     for (std::size_t k = 0; k < h.count; ++k) {
-      DomainLock& lock = h.keys[k] == kWholeLanguage ? whole : domain_locks[h.keys[k]];
-      lock.free_at = begin + hold;
-      lock.holder = core;
+      h.locks[k]->free_at = begin + hold;
+      h.locks[k]->holder = core;
     }
     if (begin == c.clock) return;
     if (user) user->lock_wait_begin(core);
@@ -511,9 +511,8 @@ void SimMachine::Impl::acquire_domains(CoreId core) {
 void SimMachine::Impl::release_domains(CoreId core) {
   Held& h = held[core];
   for (std::size_t k = 0; k < h.count; ++k) {
-    DomainLock& lock = h.keys[k] == kWholeLanguage ? whole : domain_locks[h.keys[k]];
-    lock.free_at = std::max(lock.free_at, cores[core].clock);
-    lock.holder = core;
+    h.locks[k]->free_at = std::max(h.locks[k]->free_at, cores[core].clock);
+    h.locks[k]->holder = core;
   }
   h.count = 0;
 }
