@@ -3,7 +3,6 @@
 // names none under its one lock. The test-only "touch" language (support/domain_lang.h) counts.
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <thread>
@@ -23,9 +22,27 @@ namespace {
 
 using proto::VirtualProcessor;
 
+// WaitWatcher hears the runtime's lock waits: a wait that began, and each domain named and waited.
+struct WaitWatcher final : instrument::RuntimeObserver {
+  std::atomic<bool> waiting{false};
+  std::mutex mutex;
+  std::vector<std::string> named;
+  std::vector<std::pair<CoreId, LockDomain>> waited;  // (released by, domain)
+  void lock_wait_begin(CoreId) override { waiting.store(true); }
+  void lock_domain_named(CoreId, LockDomain domain, const std::string& name) override {
+    std::lock_guard guard(mutex);
+    named.push_back(std::to_string(domain) + ": " + name);
+  }
+  void lock_wait_end(CoreId, CoreId released_by, LockDomain domain) override {
+    std::lock_guard guard(mutex);
+    waited.emplace_back(released_by, domain);
+  }
+};
+
 // run_touch runs `seed` on `machine` with `language` within the suite's time limit.
-void run_touch(proto::Machine& machine, touch::Touch& language, proto::VpFunction seed) {
-  proto::Runtime runtime(machine, language, {});
+void run_touch(proto::Machine& machine, touch::Touch& language, proto::VpFunction seed,
+               instrument::RuntimeObserver* observer = nullptr) {
+  proto::Runtime runtime(machine, language, {.observer = observer});
   within(kRunLimit, "proto::Runtime::run (touch)", [&] {
     runtime.run(std::move(seed), proto::VpOptions{"seed", 0, 0});
     return 0;
@@ -37,30 +54,35 @@ void run_touch(proto::Machine& machine, touch::Touch& language, proto::VpFunctio
 TEST(LockDomains, HandlersOfTwoDomainsAreInFlightAtOnce) {
   proto::RealMachine machine(2);
   touch::Touch language(2);
+  WaitWatcher watcher;
+  language.give_up_when(&watcher.waiting);
   run_touch(machine, language, [](VirtualProcessor& self) {
     // Core 1's first: the seed's own core runs the child queued before the seed.
     touch::spawn(self, 1, [](VirtualProcessor& vp) { touch::touch(vp, 2, /*meet=*/true); });
     touch::spawn(self, 0, [](VirtualProcessor& vp) { touch::touch(vp, 1, /*meet=*/true); });
-  });
+  }, &watcher);
   EXPECT_GE(language.met(), 1u);
   EXPECT_EQ(language.gave_up(), 0u);
   EXPECT_EQ(language.overlaps(), 0u);
+  EXPECT_TRUE(watcher.waited.empty());
 }
 
 // The control: the same program in a language that names no domains never has two handlers in
-// flight; each waits out its (short) patience alone.
+// flight: the second core waits for the one lock (the runtime says so), and each handler gives up.
 TEST(LockDomains, ALanguageNamingNoneRunsOneHandlerAtATime) {
   proto::RealMachine machine(2);
   touch::Touch language(2);
   language.with_domains(false);
-  language.patience(std::chrono::milliseconds(50));
+  WaitWatcher watcher;
+  language.give_up_when(&watcher.waiting);
   run_touch(machine, language, [](VirtualProcessor& self) {
     // Core 1's first: the seed's own core runs the child queued before the seed.
     touch::spawn(self, 1, [](VirtualProcessor& vp) { touch::touch(vp, 2, /*meet=*/true); });
     touch::spawn(self, 0, [](VirtualProcessor& vp) { touch::touch(vp, 1, /*meet=*/true); });
-  });
+  }, &watcher);
   EXPECT_EQ(language.met(), 0u);
   EXPECT_EQ(language.gave_up(), 2u);
+  EXPECT_FALSE(watcher.waited.empty());
 }
 
 // Four VPs on two cores hammer three cells, alone and in pairs named in either order: no handler
@@ -91,23 +113,6 @@ TEST(LockDomains, HandlersOfOneDomainNeverOverlap) {
   EXPECT_EQ(language.touches(3), 4u * kRounds / 2);
 }
 
-// WaitWatcher hears the runtime's lock waits: a wait that began, and each domain named and waited.
-struct WaitWatcher final : instrument::RuntimeObserver {
-  std::atomic<bool> waiting{false};
-  std::mutex mutex;
-  std::vector<std::string> named;
-  std::vector<std::pair<CoreId, LockDomain>> waited;  // (released by, domain)
-  void lock_wait_begin(CoreId) override { waiting.store(true); }
-  void lock_domain_named(CoreId, LockDomain domain, const std::string& name) override {
-    std::lock_guard guard(mutex);
-    named.push_back(std::to_string(domain) + ": " + name);
-  }
-  void lock_wait_end(CoreId, CoreId released_by, LockDomain domain) override {
-    std::lock_guard guard(mutex);
-    waited.emplace_back(released_by, domain);
-  }
-};
-
 // A core that waits for a domain another core holds reports the wait with the domain, named in
 // the language's words, and the core that released it: the holder keeps its handler running
 // until the runtime says the other core waits (the runtime's word, not a time).
@@ -115,7 +120,7 @@ TEST(LockDomains, AWaitForADomainIsReportedNamedWithItsHolder) {
   proto::RealMachine machine(2);
   touch::Touch language(2);
   WaitWatcher watcher;
-  language.hold_until(&watcher.waiting);
+  language.give_up_when(&watcher.waiting);
   proto::Runtime runtime(machine, language, {.observer = &watcher});
   within(kRunLimit, "proto::Runtime::run (touch, a wait)", [&] {
     runtime.run(
@@ -129,7 +134,7 @@ TEST(LockDomains, AWaitForADomainIsReportedNamedWithItsHolder) {
         proto::VpOptions{"seed", 0, 0});
     return 0;
   });
-  EXPECT_EQ(language.gave_up(), 0u);
+  EXPECT_EQ(language.gave_up(), 1u);  // core 1 held on until core 0's wait began
   EXPECT_EQ(language.overlaps(), 0u);
   EXPECT_EQ(language.touches(5), 2u);
   ASSERT_EQ(watcher.waited.size(), 1u);

@@ -4,7 +4,6 @@
 
 #include <array>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <deque>
 #include <memory>
@@ -29,7 +28,8 @@ struct SpawnCall {
 };
 
 // TouchCall names up to two cells (keys 0 .. kCells-1); `meet`: the handler waits, holding its
-// domain, until a handler of another domain is in flight too, or `patience` has passed.
+// domain, until a handler of another domain is in flight too, or the runtime says that a core
+// waits for a lock (then no other handler can come while this one holds on).
 struct TouchCall {
   std::array<LockDomain, 2> keys{};
   std::size_t count = 1;
@@ -78,9 +78,9 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
   // with_domains(false) makes the language name none: every request in the one whole-language
   // domain, as a language written before lock domains.
   void with_domains(bool on) { domains_on_ = on; }
-  void patience(std::chrono::milliseconds wait) { patience_ = wait; }
-  // hold_until makes a meeting handler wait for `flag` instead of a second handler in flight.
-  void hold_until(const std::atomic<bool>* flag) { hold_until_ = flag; }
+  // give_up_when: a meeting handler stops waiting once `flag` is set (the test's observer sets it
+  // at the runtime's lock_wait_begin).
+  void give_up_when(const std::atomic<bool>* flag) { give_up_when_ = flag; }
 
   bool names_domains() const noexcept override { return domains_on_; }
   proto::LockDomains domains(const proto::Request& request) const override {
@@ -136,13 +136,12 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
     ++cell.touches;
   }
   void leave(Cell& cell) { cell.in_flight.fetch_sub(1); }
-  // meet waits for a second handler in flight: the runtime's word, not a time, says it came;
-  // the patience only ends the wait of a runtime that would never let it come.
+  // meet waits for a second handler in flight, or for the runtime's word that a core waits for
+  // a lock this handler holds (a second handler cannot come then): states, not a time.
   void meet() {
     if (meeting_.fetch_add(1) + 1 >= 2) met_.fetch_add(1);
-    const auto until = std::chrono::steady_clock::now() + patience_;
-    while (hold_until_ != nullptr ? !hold_until_->load() : met_.load() == 0) {
-      if (std::chrono::steady_clock::now() >= until) {
+    while (met_.load() == 0) {
+      if (give_up_when_ != nullptr && give_up_when_->load()) {
         gave_up_.fetch_add(1);
         break;
       }
@@ -172,8 +171,7 @@ class Touch final : public proto::LanguagePlugin, private proto::Assigner {
   std::deque<Queue> queues_;
   std::array<Cell, kCells> cells_;
   bool domains_on_ = true;
-  const std::atomic<bool>* hold_until_ = nullptr;
-  std::chrono::milliseconds patience_{std::chrono::seconds(60)};
+  const std::atomic<bool>* give_up_when_ = nullptr;
   std::atomic<int> meeting_{0};
   std::atomic<std::uint64_t> met_{0}, overlaps_{0}, gave_up_{0};
 };
