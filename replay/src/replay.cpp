@@ -173,13 +173,12 @@ void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::S
   }
 }
 
-// language_placement is the policy closest to the assigner of the language that recorded `trace`.
+}  // namespace
+
 Placement language_placement(const trace::Trace& trace) {
   const auto language = trace.metadata.find("language");
   return language != trace.metadata.end() && language->second == "SSR" ? Placement::last_core : Placement::any_core;
 }
-
-}  // namespace
 
 RemovedCause parse_cause(std::string_view text) {
   for (const Cause sited : {Cause::work_at, Cause::balance}) {
@@ -252,6 +251,9 @@ RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const 
   if (rule == "critical-path" && !units.empty()) return {Cause::split, {}, units};
   if (rule == "idle-tail" && !site.empty()) return {Cause::balance, std::string(site), {}};
   if (rule == "exclusive-late") return {Cause::exclusive_first, {}, {}};
+  // A wait for one's turn in an exclusive section: the section excluding no one bounds what
+  // moving its work out gains.
+  if (rule == "idle-cause" && !construct.empty()) return {Cause::unchain, std::string(construct), {}};
   if (rule == "idle-band" && !units.empty()) return {Cause::balance, {}, {units.front()}};
   if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}, {}};
   return {};

@@ -27,6 +27,7 @@
 
 #include "moirai/instrument/trace_recorder.h"
 #include "moirai/proto_runtime/errors.h"
+#include "moirai/replay/loss_check.h"
 #include "moirai/replay/replay.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/views/core_set.h"
@@ -206,86 +207,59 @@ int stats(const std::vector<std::string_view>& args) {
   return 0;
 }
 
-// LossCheck is one hint's claimed loss beside the gain replay measures when its cause is taken away.
-struct LossCheck {
-  const moirai::visualize::Hint* hint = nullptr;
-  moirai::replay::RemovedCause cause;  // none: no what-if for the rule yet
-  double claimed_ms = 0;               // core time
-  double gained_ms = 0;                // core time: (replayed - replayed without the cause) x cores
-};
-
-// kLossAgreement is how far a claimed loss may lie from the replayed gain and still agree.
-constexpr double kLossAgreement = 0.15;
-
-// check_losses_by_replay replays `trace` on a simulated machine of its cores (recorded placement
-// and pinning), then once per hint without the hint's cause.
-std::vector<LossCheck> check_losses_by_replay(const moirai::trace::Trace& trace, const moirai::visualize::Report& report,
-                                              const std::string& model_path) {
-  moirai::replay::ReplayOptions options;
-  options.machine = moirai::proto::SimTopology{1, trace.core_count};
-  options.placement = moirai::replay::Placement::recorded;
-  options.pinning = moirai::replay::Pinning::keep;
+// check_losses_by_replay holds each hint's claimed loss to the gain replay measures without its
+// cause (replay/loss_check.h).
+std::vector<moirai::replay::LossCheck> check_losses_by_replay(const moirai::trace::Trace& trace, const moirai::visualize::Report& report,
+                                                              const std::string& model_path) {
+  moirai::proto::CostModel costs = moirai::proto::CostModel::default_model();
   try {
-    if (!model_path.empty()) options.costs = moirai::proto::CostModel::load(model_path);
+    if (!model_path.empty()) costs = moirai::proto::CostModel::load(model_path);
   } catch (const moirai::proto::ConfigError& error) {
     throw BadInput(error.what());
   }
-  const auto replayed_ms = [&](const moirai::replay::RemovedCause& cause) {
-    moirai::replay::ReplayOptions with = options;
-    with.removed = cause;
-    try {
-      return moirai::replay::replay(trace, with).makespan_seconds * 1e3;
-    } catch (const moirai::replay::ReplayError& error) {
-      throw UnreadableTrace(std::string("cannot replay: ") + error.what());
-    }
-  };
-  const double as_is = replayed_ms({});
-  std::vector<LossCheck> checks;
-  for (const moirai::visualize::Hint& hint : report.hints) {
-    LossCheck& check = checks.emplace_back();
-    check.hint = &hint;
-    check.cause = moirai::replay::cause_for_rule(hint.rule, hint.site, hint.units, hint.construct);
-    check.claimed_ms = static_cast<double>(hint.lost) / trace.clock_hz * 1e3;
-    if (check.cause.cause == moirai::replay::Cause::none) continue;
-    check.gained_ms = (as_is - replayed_ms(check.cause)) * static_cast<double>(trace.core_count);
+  std::vector<moirai::replay::ClaimedLoss> claims;
+  for (const moirai::visualize::Hint& hint : report.hints) claims.push_back({hint.rule, hint.site, hint.units, hint.construct, hint.lost});
+  try {
+    return moirai::replay::check_losses(trace, claims, costs);
+  } catch (const moirai::replay::ReplayError& error) {
+    throw UnreadableTrace(std::string("cannot replay: ") + error.what());
   }
-  return checks;
 }
 
 // print_loss_checks prints each hint's claimed loss beside its replayed gain.
-void print_loss_checks(std::ostream& out, const moirai::trace::Trace& trace, const std::vector<LossCheck>& checks, bool as_json) {
-  const auto agree = [](const LossCheck& c) {
-    return std::abs(c.claimed_ms - c.gained_ms) <= kLossAgreement * std::max(c.gained_ms, c.claimed_ms);
-  };
+void print_loss_checks(std::ostream& out, const moirai::trace::Trace& trace, const moirai::visualize::Report& report,
+                       const std::vector<moirai::replay::LossCheck>& checks, bool as_json) {
   if (as_json) {
     json rows = json::array();
-    for (const LossCheck& c : checks) {
-      json row{{"rule", c.hint->rule}, {"site", c.hint->site}, {"claimed_ms", c.claimed_ms}};
+    for (std::size_t i = 0; i < checks.size(); ++i) {
+      const moirai::replay::LossCheck& c = checks[i];
+      json row{{"rule", report.hints[i].rule}, {"site", report.hints[i].site}, {"claimed_ms", c.claimed_ms}};
       if (c.cause.cause != moirai::replay::Cause::none) {
         row["remove_cause"] = moirai::replay::cause_text(c.cause);
         row["gained_ms"] = c.gained_ms;
-        row["agree"] = agree(c);
+        row["agree"] = c.agrees();
       }
       rows.push_back(row);
     }
-    out << json{{"cores", trace.core_count}, {"agreement", kLossAgreement}, {"checks", rows}}.dump() << '\n';
+    out << json{{"cores", trace.core_count}, {"agreement", moirai::replay::kLossAgreement}, {"checks", rows}}.dump() << '\n';
     return;
   }
   out << "losses checked by replay: the run replayed on sim:" << trace.core_count
       << " as recorded, and again with each hint's cause taken away (docs/replay.md); core time in ms,\n"
-      << "agreeing where the claimed loss and the replayed gain lie within " << kLossAgreement * 100 << " % of each other\n";
+      << "agreeing where the claimed loss and the replayed gain lie within " << moirai::replay::kLossAgreement * 100 << " % of each other\n";
   if (checks.empty()) out << "  no hints to check\n";
   std::ostringstream line;
   line << std::fixed << std::setprecision(3);
-  for (const LossCheck& c : checks) {
+  for (std::size_t i = 0; i < checks.size(); ++i) {
+    const moirai::replay::LossCheck& c = checks[i];
     line.str("");
-    line << "  [" << c.hint->rule << "] claims " << c.claimed_ms;
+    line << "  [" << report.hints[i].rule << "] claims " << c.claimed_ms;
     if (c.cause.cause == moirai::replay::Cause::none) {
       line << "; no what-if for this rule yet";
     } else {
       const double gained = std::abs(c.gained_ms) < 5e-4 ? 0.0 : c.gained_ms;  // no "-0.000"
       line << "; --remove-cause " << moirai::replay::cause_text(c.cause) << " gains " << gained << ": "
-           << (agree(c) ? "agree" : "disagree");
+           << (c.agrees() ? "agree" : "disagree");
     }
     out << line.str() << '\n';
   }
@@ -332,8 +306,8 @@ int report(const std::vector<std::string_view>& args) {
   }
   const moirai::visualize::Report built = moirai::visualize::build_report(trace);
   if (check_losses) {
-    const std::vector<LossCheck> checks = check_losses_by_replay(trace, built, model_path);
-    print_text(command, [&](std::ostream& out) { print_loss_checks(out, trace, checks, command.json); });
+    const std::vector<moirai::replay::LossCheck> checks = check_losses_by_replay(trace, built, model_path);
+    print_text(command, [&](std::ostream& out) { print_loss_checks(out, trace, built, checks, command.json); });
     return 0;
   }
   print_text(command, [&](std::ostream& out) {

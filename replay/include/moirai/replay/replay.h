@@ -23,6 +23,10 @@ enum class Placement {
   any_core,   // one ready queue every core takes from, oldest first (VSs, OpenMP tasks, fork/join)
 };
 
+// language_placement is the placement closest to the assigner of the language that recorded
+// `trace` (what Placement::language means for it).
+Placement language_placement(const trace::Trace& trace);
+
 // Pinning is what becomes of a VP the recording pinned to a core.
 enum class Pinning {
   automatic,  // keep on a machine of the recorded core count, else spread

@@ -124,10 +124,18 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
                    : "waited behind " + detail::plural(d.units, "unit") + " of other " + a.words.vps + " there from " + a.at(d.begin) +
                          " to " + a.at(d.end) + " before its next creation (unit " + std::to_string(next.record.unit) +
                          "), while other cores sat idle waiting for creations";
-  out.hints.push_back(make_hint(
+  Hint& hint = out.hints.emplace_back(make_hint(
       "creator-starvation",
       "the creating " + a.words.vp + " on " + detail::core_set({d.core}) + " " + what + ": " + a.words.creator_cure + " (paper 3.4.1)",
       {d.core}, d.begin - a.first, d.end - a.first, site, lost));
+  // A creator that worked alone names its own units that kept others waiting: where every core
+  // already takes from one queue, sharing that work out is the cure, not another placement.
+  if (d.units == 0) {
+    for (const auto& [delay, got] : by_delay) {
+      if (delay->units == 0 && got > 0) hint.units.push_back(a.unit(delay->next_create).record.unit);
+    }
+    std::sort(hint.units.begin(), hint.units.end());
+  }
 }
 
 }  // namespace

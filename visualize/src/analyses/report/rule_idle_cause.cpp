@@ -34,11 +34,14 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     role = a.trace.construct_role(a.trace.constraints[e.freed_by].construct);
     lost += ledger.claim(i);
   }
-  out.hints.push_back(make_hint(
+  Hint& hint = out.hints.emplace_back(make_hint(
       "idle-cause",
       detail::core_set(cores) + " sat idle " + a.ms(lost) + " in all (" + detail::fixed(100 * a.share(lost), 1) +
           "% of the cores' time) until a " + construct + " freed them: " + a.words.idle_cure(role, site),
       cores, 0, a.makespan, site, lost));
+  // A wait for one's turn in an exclusive section is bound by that section's constraints: the
+  // construct names the what-if that frees them (replay's unchain).
+  if (role == ConstructRole::exclusive_end) hint.construct = construct;
 }
 
 }  // namespace

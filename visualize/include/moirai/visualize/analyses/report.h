@@ -44,8 +44,10 @@ struct Hint {
   std::vector<std::uint32_t> cores;  // sorted
   std::uint64_t begin = 0, end = 0;  // ticks from the run's start
   std::string site;
-  std::vector<std::uint64_t> units;  // the units it names for the cure (critical-path: the chain's to split)
-  std::string construct;             // critical-path on a chain of dependences: the one it crosses most
+  std::vector<std::uint64_t> units;  // the units it names for the cure (critical-path: the chain's to split;
+                                     // creator-starvation: the creator's own work that kept others waiting)
+  std::string construct;             // the constraint that binds it: critical-path on a chain of dependences,
+                                     // the one it crosses most; idle-cause at an exclusive section, its end
   std::uint64_t lost = 0;  // core-ticks of the lost-time partition it claimed (hints are ranked by it)
 };
 
