@@ -141,6 +141,88 @@ TEST(Report, IdleBandBetweenWavesNamesItsCoresTimeAndCause) {
   EXPECT_NE(band.message.find("cores 2,3"), std::string::npos) << band.message;
 }
 
+// Issue 36: cores 2-7 run a short unit each in turn, each freed by a long unit of cores 0 and 1,
+// so two or more of them sit idle at any time from near the start of the run to near its end.
+// That spans the run: no wave ran before it nor after it, and it is no band between waves.
+TEST(Report, ABandThatSpansTheRunIsNotBetweenWaves) {
+  constexpr std::uint64_t kWaves = 5, kLong = 1000, kShort = 150, kStagger = 50;
+  TraceBuilder builder(8);
+  builder.site(1, "long.cpp", 3);
+  builder.site(2, "short.cpp", 5);
+  std::uint64_t unit = 1;
+  const auto short_unit = [&](std::uint32_t k, std::uint64_t at) {
+    builder.unit(2 + k, unit++, 100 + k, at, at + 1, at + kShort - 1, at + kShort, kSendOfTypeTo, 2);
+  };
+  for (std::uint32_t k = 0; k < 6; ++k) short_unit(k, kStagger * k);
+  for (std::uint64_t j = 0; j < kWaves; ++j) {
+    const std::uint64_t first = unit;
+    for (std::uint32_t c = 0; c < 2; ++c) {
+      builder.unit(c, unit++, 10 * j + c + 1, kLong * j, kLong * j + 1, kLong * (j + 1) - 1, kLong * (j + 1), kSendOfTypeTo, 1);
+    }
+    for (std::uint32_t k = 0; k < 6; ++k) {  // core 2 + k waits for core k % 2's long unit
+      builder.constraint(k % 2, kSendOfTypeTo, first + k % 2, unit, kLong * (j + 1) - 1);
+      builder.idle(2 + k, kLong * j + kStagger * k + kShort, kLong * (j + 1) + kStagger * k);
+      short_unit(k, kLong * (j + 1) + kStagger * k);
+    }
+  }
+  const trace::Trace trace = read_back(builder, "whole_run_band");
+  const visualize::Report report = visualize::build_report(trace);
+  ASSERT_FALSE(report.hints.empty());
+  for (const auto* list : {&report.hints, &report.minor_hints}) {
+    for (const visualize::Hint& h : *list) EXPECT_NE(h.rule, "idle-band") << h.message;
+  }
+  EXPECT_EQ(report.hints.front().rule, "idle-cause") << report.hints.front().message;
+  EXPECT_EQ(report.hints.front().site, "long.cpp:3");
+}
+
+// Issue 36: two cores pass a token in units of 2 ticks of work and 88 of the runtime's: each
+// waits while the other is between units, in the runtime, not working. That idle is the units'
+// size (bigger units shorten it), not a cause of its own.
+TEST(Report, IdleBehindAPartnersOverheadIsTheUnitsSize) {
+  TraceBuilder builder(2);
+  builder.site(1, "token.cpp", 7);
+  for (std::uint64_t k = 0; k < 10; ++k) {
+    const std::uint32_t core = static_cast<std::uint32_t>(k % 2);
+    const std::uint64_t next_at = 100 * (k + 1);  // the other core's next unit
+    builder.unit(core, k + 1, core + 1, 100 * k, 100 * k + 40, 100 * k + 42, 100 * k + 90, kSendOfTypeTo, 1);
+    if (k + 1 < 10) {
+      builder.constraint(core, kSendOfTypeTo, k + 1, k + 2, 100 * k + 85);
+      builder.idle(1 - core, k == 0 ? 0 : 100 * k - 10, next_at);
+    }
+  }
+  const trace::Trace trace = read_back(builder, "token");
+  const visualize::Report report = visualize::build_report(trace);
+  ASSERT_FALSE(report.hints.empty());
+  const visualize::Hint& first = report.hints.front();
+  EXPECT_EQ(first.rule, "unit-size") << first.message;
+  EXPECT_NE(first.message.find("sat idle"), std::string::npos) << first.message;
+  const std::uint64_t idle = report.lost.by_kind.at("idle");
+  EXPECT_GE(first.lost, report.overhead.total() + idle * 9 / 10) << first.message;
+  for (const visualize::Hint& h : report.hints) EXPECT_NE(h.rule, "idle-cause") << h.message;
+}
+
+// The contrast: core 1 waits for a unit of core 0 that works all along, while cores 2-7 run units
+// too small for their overhead. unit-size claims their overhead, not core 1's wait.
+TEST(Report, IdleBehindAPartnersWorkIsNotTheUnitsSize) {
+  TraceBuilder builder(8);
+  builder.site(1, "small.cpp", 4);
+  builder.site(2, "long.cpp", 9);
+  std::uint64_t unit = 1;
+  for (std::uint32_t core = 2; core < 8; ++core) {
+    for (std::uint64_t j = 0; j < 20; ++j) builder.unit(core, unit++, core, 140 * j, 140 * j + 20, 140 * j + 120, 140 * j + 140, kSendOfTypeTo, 1);
+  }
+  builder.unit(0, unit, 100, 0, 1, 1001, 1002, kSendOfTypeTo, 2);
+  builder.constraint(0, kSendOfTypeTo, unit, unit + 1, 1001);
+  builder.idle(1, 0, 1010);
+  builder.unit(1, unit + 1, 101, 1010, 1011, 1411, 1412, kSendOfTypeTo, 2);
+  const trace::Trace trace = read_back(builder, "partner_works");
+  const visualize::Report report = visualize::build_report(trace);
+  const auto size = std::find_if(report.hints.begin(), report.hints.end(), [](const visualize::Hint& h) { return h.rule == "unit-size"; });
+  ASSERT_NE(size, report.hints.end());
+  EXPECT_EQ(size->lost, report.overhead.total()) << size->message;
+  EXPECT_EQ(size->message.find("sat idle"), std::string::npos) << size->message;
+}
+
 // One core works while the other waits for it: a long serial section, charged to the VP that
 // ran alone; the cores that waited lost exactly the section.
 TEST(Report, LongSerialSectionIsTheUnitThatRanAlone) {

@@ -344,6 +344,35 @@ void starvation_and_tail(ssr::Context& ctx, Variant v, bool big_starvation) {
 void mixed_starvation_big(ssr::Context& ctx, Variant v) { starvation_and_tail(ctx, v, true); }
 void mixed_tail_over_starvation(ssr::Context& ctx, Variant v) { starvation_and_tail(ctx, v, false); }
 
+// A ring exchange with tiny steps: one VP per core, each step a tiny unit of work, then a send to
+// the next VP and a receive from the previous (odd VPs receive first, so the rendezvous pair up
+// instead of deadlocking). The work is a sliver of the runtime's cost of the two constructs, so
+// every core idles while its partners are busy with the runtime's overhead, not with work: no
+// band between waves, but units too small (issue 36). Fixed: 10 times fewer exchanges, 10 times
+// the work each.
+const ssr::MessageType<int> kRing{"ring"};
+void ring_step(ssr::Context& c, std::size_t i, ssr::VpRef next, std::uint64_t each, std::size_t step) {
+  work(c, each);
+  if (i % 2 == 1) (void)c.receive_of_type_to(kRing);
+  const Where where = Where::current(); if (i == 0 && step == 0) expect_site(where);
+  c.send_of_type_to(kRing, next, static_cast<int>(step), where);
+  if (i % 2 == 0) (void)c.receive_of_type_to(kRing);
+}
+void ring(ssr::Context& ctx, Variant v) {
+  constexpr std::size_t kSteps = 2000;
+  constexpr std::uint64_t kTicks = 4;
+  const std::size_t steps = v == Variant::fixed ? kSteps / 10 : kSteps, cores = ctx.core_count();
+  const std::uint64_t each = v == Variant::fixed ? 10 * kTicks : kTicks;
+  // Made from the last back to the first, so that each VP's successor exists; the seed is VP 0.
+  ssr::VpRef next = ctx.self();
+  for (std::size_t i = cores; i-- > 1;) {
+    next = ctx.create_vp([i, next, each, steps](ssr::Context& c) {
+      for (std::size_t k = 0; k < steps; ++k) ring_step(c, i, next, each, k);
+    }, {.name = "ring " + std::to_string(i), .core = static_cast<CoreId>(i)});
+  }
+  for (std::size_t k = 0; k < steps; ++k) ring_step(ctx, 0, next, each, k);
+}
+
 // --- clean controls --------------------------------------------------------------------------
 
 // Two full waves of equal pieces on 8 cores, reported to main.
@@ -386,6 +415,8 @@ const std::vector<Scenario>& all() {
       {"exclusive-late", "the singleton's owner waits behind other work", 16, "exclusive-late", {1}, "", exclusive_late},
       {"idle-bands", "half of wave 1 runs longer; wave 2 waits for it", 8, "idle-band", {4, 5, 6, 7}, "", idle_bands},
       {"wavefront", "an 8 x 8 blocked wavefront on 64 cores", 64, "critical-path", {}, "", wavefront},
+      {"ring-16", "a ring exchange of tiny steps on 16 cores", 16, "unit-size", {}, "", ring},
+      {"ring-64", "a ring exchange of tiny steps on 64 cores", 64, "unit-size", {}, "", ring},
       {"serial-reduction", "main reduces 3 units of work alone", 8, "long-serial", {0}, "", serial_reduction},
       {"reduction-bands", "4 waves on 8 cores, each reduced by main alone", 8, "critical-path", {0}, "", reduction_bands},
       {"two-causes-two-cores", "a serial start, then 3 pieces on 2 cores", 2, "long-serial", {0}, "idle-tail", two_causes_two_cores},

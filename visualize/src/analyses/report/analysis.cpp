@@ -155,7 +155,52 @@ std::uint64_t unit_record_cost(const trace::Trace& trace) {
   }
 }
 
+// worked is the work of unit `u` inside [begin, end): its work span's part there, less the OS's
+// share of it.
+std::uint64_t worked(const trace::Unit& u, std::uint64_t begin, std::uint64_t end) {
+  const std::uint64_t inside = overlap(u.record.begin, u.record.end, begin, end), length = u.record.end - u.record.begin;
+  return inside == length ? u.work() : static_cast<std::uint64_t>(static_cast<long double>(u.work()) * inside / length);
+}
+
 }  // namespace
+
+Analysis::HeldBy Analysis::held_by(const LossEntry& entry) const {
+  const std::uint32_t freeing = freeing_unit(entry);
+  if (entry.kind != LossKind::idle || freeing == kNone) return {};
+  std::uint32_t node = graph.node_of(unit(freeing).record.unit);
+  if (node == UINT32_MAX) return {};
+  // The whole idle span, not the piece of it a rule left: what held the core is a fact of the span.
+  const std::uint64_t begin = entry.span != kNone ? trace.idle[entry.span].begin : entry.begin;
+  // Up to the release: after it the core itself was slow to run what it was given.
+  const std::uint64_t release = std::clamp(trace.constraints[entry.freed_by].time, begin, entry.span != kNone ? trace.idle[entry.span].end : entry.end);
+  std::uint64_t busy = 0, from = release;  // `from`: how far back the chain was followed
+  for (int hop = 0; hop < kChainHops && from > begin; ++hop) {
+    const UnitNode& n = graph.nodes[node];
+    busy += worked(unit(n.trace_index), begin, release);
+    from = std::max(begin, std::min(from, n.assign));
+    if (n.assign <= begin) break;
+    // The arrival that made n ready: its latest constraint, or its VP's previous unit.
+    std::uint32_t previous = UINT32_MAX;
+    std::uint64_t ready = 0;
+    for (std::uint32_t k = graph.in_begin[node]; k < graph.in_begin[node + 1]; ++k) {
+      const UnitArc& arc = graph.arcs[graph.in_arcs[k]];
+      if (arc.kind != ArcKind::constraint && arc.kind != ArcKind::same_vp) continue;
+      const std::uint64_t at = graph.nodes[arc.from].handler_end;
+      if (previous == UINT32_MAX || at > ready) ready = at, previous = arc.from;
+    }
+    if (previous == UINT32_MAX) break;
+    // Ready before its core took it up: what that core worked on meanwhile held the chain too.
+    const std::uint64_t lo = std::max(ready, begin), hi = std::min(n.assign, release);
+    if (hi > lo) {
+      const auto& units = units_on_core[n.core];
+      auto it = std::partition_point(units.begin(), units.end(), [&](std::uint32_t u) { return unit(u).record.end <= lo; });
+      for (; it != units.end() && unit(*it).record.begin < hi; ++it) busy += worked(unit(*it), lo, hi);
+    }
+    from = std::max(begin, std::min(from, ready));
+    node = previous;
+  }
+  return {release - from, std::min(busy, release - from)};
+}
 
 Analysis analyse(const trace::Trace& trace) {
   Analysis a{.trace = trace};

@@ -61,6 +61,9 @@ bool per_call(LossKind kind);
 std::uint64_t per_unit_overhead(const std::vector<LossEntry>& entries);
 // kUnitsTooSmall: units are too small when per_unit_overhead exceeds this share of the work.
 inline constexpr double kUnitsTooSmall = 0.20;
+// kChainHops bounds how far back Analysis::held_by follows a chain: past it the chain's last
+// links stand for the whole, and a report stays linear in the units.
+inline constexpr int kChainHops = 256;
 
 // Analysis is the partition and the facts about the run every rule reads.
 struct Analysis {
@@ -96,6 +99,18 @@ struct Analysis {
   // thread's share three times the other's, is a wave too). The cores it left idle are the
   // wave's tail (idle-tail), not a serial section nor a chain: the program let u run beside them.
   bool last_of_a_wave(std::uint32_t u) const;
+  // held_by is what kept an idle entry's core waiting: the chain of units that released it,
+  // followed back from the unit whose construct freed the core (each link the arrival that made
+  // the next unit ready) over the recorded idle span the entry is part of, up to the release, at
+  // most kChainHops links. `span` is how much of the idle before the release the chain was
+  // followed over (from the release back), `work` how much of that the chain spent working, its
+  // own units' or those that ran ahead of a ready link on its core; the rest was the runtime's
+  // overhead on the chain (handlers, assigners, switches, waking its cores). Empty for other
+  // entries and idle no recorded unit released.
+  struct HeldBy {
+    std::uint64_t span = 0, work = 0;
+  };
+  HeldBy held_by(const LossEntry& entry) const;
   // busiest_site is the call site that ends most units ("" without units).
   std::string busiest_site() const;
   // ms renders ticks as milliseconds; at renders a clock reading as ms from the run's start.

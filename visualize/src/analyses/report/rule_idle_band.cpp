@@ -1,6 +1,7 @@
 // Idle bands between waves of units (paper sections 3.4.2 and 3.4.3): a quarter of the cores or
 // more sit idle together mid-run (after their first unit), until the next wave becomes ready.
-// A band lists only the cores idle for most of it; the loss is the idle time inside the bands.
+// A band lists only the cores idle for most of it; the loss is the idle time inside the bands. A
+// band that spans nearly the whole run is not between waves, and is left to the other rules.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -14,6 +15,9 @@ namespace {
 
 constexpr double kBandCores = 0.25;   // a quarter of the cores (2 at least)
 constexpr double kBandLength = 0.02;  // idle together for 2% of the run or more
+// A band over 90% of the run or more spans it: no wave ran before it nor after it, and the cores
+// sat idle throughout (units too small, a chain of waits), which is not a band between waves.
+constexpr double kWholeRun = 0.90;
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
@@ -38,7 +42,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     count += step;
     const bool is = count >= static_cast<int>(band_cores);
     if (!was && is) open_at = tick;
-    if (was && !is && static_cast<double>(tick - open_at) >= kBandLength * static_cast<double>(a.makespan)) bands.push_back({open_at, tick});
+    const double length = static_cast<double>(tick - open_at), run = static_cast<double>(a.makespan);
+    if (was && !is && length >= kBandLength * run && length < kWholeRun * run) bands.push_back({open_at, tick});
   }
   if (bands.empty()) return;
   // Per band: idle ticks per core and per cause (construct, site), before claiming.
