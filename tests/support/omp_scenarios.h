@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "moirai/visualize/analyses/os_load.h"
 #include "moirai/visualize/analyses/report.h"
 #include "support/openmp_run.h"
 
@@ -71,9 +72,23 @@ inline RecordedScenario record_scenario(const Planted& s, bool fixed, const std:
   return run;
 }
 
+// kOtherWork is the share of the run's span other work may take on a recorded thread's CPU in a
+// run called quiet: the OS may take nothing from a waiting thread's units and still keep it from
+// taking up a critical section a release handed it (its wait then stretches by that).
+constexpr double kOtherWork = 0.10;
+
 // busy says whether the report called the machine busy (the OS took much of the threads' time).
 inline bool busy(const visualize::Report& report) {
   return std::any_of(report.warnings.begin(), report.warnings.end(), [](const std::string& w) { return w.rfind("machine was busy", 0) == 0; });
+}
+
+// quiet says whether a run had the machine to itself: not busy, and other work on no recorded
+// thread's CPU above kOtherWork of the run's span.
+inline bool quiet(const trace::Trace& trace, const visualize::Report& report) {
+  if (busy(report)) return false;
+  const double span_ns = static_cast<double>(report.makespan) * 1e9 / trace.clock_hz;
+  const visualize::OsLoad load = visualize::os_load(trace);
+  return std::none_of(load.cores.begin(), load.cores.end(), [&](const visualize::CoreOsLoad& core) { return core.other_busy_ns > kOtherWork * span_ns; });
 }
 
 // planted_hint is the hint of rule `s.rule` at the planted line, above the line or below; null
