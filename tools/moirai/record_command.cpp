@@ -54,7 +54,7 @@ constexpr const char* kRecordHelp =
     "                      (PAPI presets, perf::NAME, 'none')\n"
     "  --cost-model MODEL  libomp's work per task from MODEL's omp.* lines (moirai-calibrate\n"
     "                      writes them); without it moirai-omp-task-cost measures it first\n"
-    "                      (about a millisecond; a warning, and no estimate, when it cannot)\n"
+    "                      (a run of about 10 ms; a warning, and no estimate, when it cannot)\n"
     "  --tool LIB          the tool library; default libmoirai_ompt.so of this installation\n"
     "                      (<prefix>/bin/moirai -> <prefix>/LIBDIR/), else of the build tree\n"
     "  -h, --help          print this help and exit\n\n"
@@ -210,7 +210,13 @@ TaskCostGiven task_cost_for(const std::string& model_path) {
     }
     const auto ns = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * 1e9 / model.clock_hz; };
     const ompt::TaskCost cost{ns(model.omp->create), ns(model.omp->create_dep), ns(model.omp->end), ns(model.omp->end_dep)};
-    return {ompt::task_cost_text(cost), "calibration " + model_path};
+    const std::string figures = ompt::task_cost_text(cost);
+    try {
+      (void)ompt::parse_task_cost(figures);  // what the tool would refuse, refused here
+    } catch (const std::invalid_argument& bad) {
+      throw std::invalid_argument("--cost-model " + model_path + ": its omp.* lines make " + bad.what());
+    }
+    return {figures, "calibration " + model_path};
   }
   try {
     const tools::ProbedTaskCost probed = tools::probe_task_cost();
