@@ -1,6 +1,6 @@
 # The install rules: `cmake --install BUILD --prefix P` puts the public headers, the libraries
 # (Moirai::<name>, exported), the OpenMP tool libmoirai_ompt.so, the `moirai` and
-# `moirai-calibrate` tools (when the tools are built),
+# `moirai-calibrate` tools (when the tools are built) and libomp's per-task probe moirai-omp-task-cost,
 # the CMake package (find_package(Moirai 0.2)) with the Find modules it needs, and moirai.pc
 # for pkg-config users into P, laid out by GNUInstallDirs.
 include(CMakePackageConfigHelpers)
@@ -26,6 +26,12 @@ foreach(tool moirai_cli moirai-calibrate)
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Moirai_Runtime)
   endif()
 endforeach()
+# libomp's cost per task (built by clang++-16 when libomp is here): beside `moirai` and
+# moirai-calibrate, which run it.
+if(TARGET moirai-omp-task-cost)
+  get_target_property(moirai_task_cost_probe moirai-omp-task-cost MOIRAI_OMP_APP)
+  install(PROGRAMS ${moirai_task_cost_probe} DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT Moirai_Runtime)
+endif()
 
 # The OpenMP tool is a module libomp loads (OMP_TOOL_LIBRARIES), linked by no one: it is installed
 # beside the libraries, where the installed `moirai record` looks for it, and the package names its

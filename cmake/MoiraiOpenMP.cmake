@@ -85,12 +85,16 @@ endif()
 # MOIRAI_OMP_APP_DIR is where the OpenMP apps are built, under the names given to moirai_omp_app.
 set(MOIRAI_OMP_APP_DIR ${PROJECT_BINARY_DIR}/apps/omp CACHE INTERNAL "where the OpenMP apps are built")
 
-# moirai_omp_app(<name> SOURCES <file>... [INCLUDES <dir>...]): builds ${MOIRAI_OMP_APP_DIR}/<name>
-# from the sources with clang++-16 -fopenmp=libomp, one object per source, each with a depfile so
-# editing a header rebuilds it, in the target <name> (part of ALL). The target's property
-# MOIRAI_OMP_APP holds the program's path (tests: $<TARGET_PROPERTY:<name>,MOIRAI_OMP_APP>).
+# moirai_omp_app(<name> SOURCES <file>... [INCLUDES <dir>...] [DIR <dir>]): builds <dir>/<name>
+# (default ${MOIRAI_OMP_APP_DIR}) from the sources with clang++-16 -fopenmp=libomp, one object per
+# source, each with a depfile so editing a header rebuilds it, in the target <name> (part of ALL).
+# The target's property MOIRAI_OMP_APP holds the program's path (tests:
+# $<TARGET_PROPERTY:<name>,MOIRAI_OMP_APP>).
 function(moirai_omp_app name)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "" "SOURCES;INCLUDES")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "DIR" "SOURCES;INCLUDES")
+  if(NOT arg_DIR)
+    set(arg_DIR ${MOIRAI_OMP_APP_DIR})
+  endif()
   if(NOT arg_SOURCES)
     message(FATAL_ERROR "moirai_omp_app(${name}): no SOURCES")
   endif()
@@ -141,7 +145,7 @@ function(moirai_omp_app name)
     list(APPEND objects ${object})
   endforeach()
 
-  set(program ${MOIRAI_OMP_APP_DIR}/${name})
+  set(program ${arg_DIR}/${name})
   add_custom_command(OUTPUT ${program}
     COMMAND ${MOIRAI_OMP_CXX} ${link_flags} ${objects} -o ${program}
     DEPENDS ${objects}

@@ -73,6 +73,13 @@ code=0
 [ "$code" -eq 3 ] && [ "$(sed -n 's/^tool: //p' "$work/record.log")" -ef "$ompt_library" ] ||
   { cat "$work/record.log" >&2; fail "PREFIX/bin/moirai record does not load the installed tool (exit $code)"; }
 ok "PREFIX/bin/moirai record --help runs; moirai record loads PREFIX/$libdir/libmoirai_ompt.so"
+# libomp's work per task: its probe is installed beside moirai where clang++-16 and libomp are.
+if command -v clang++-16 >/dev/null && [ -f /usr/lib/llvm-16/lib/libomp.so ]; then
+  "$prefix/bin/moirai-omp-task-cost" >"$work/task-cost.log" 2>&1 &&
+    grep -q '^task_create=[0-9.]*,task_create_dep=[0-9.]*,task_end=[0-9.]*,task_end_dep=[0-9.]*$' "$work/task-cost.log" ||
+    { cat "$work/task-cost.log" >&2; fail "PREFIX/bin/moirai-omp-task-cost does not measure libomp's work per task"; }
+  ok "PREFIX/bin/moirai-omp-task-cost measures libomp's work per task, beside moirai"
+fi
 
 # 2. Every installed header compiles on its own, with clang (C++20 from the command line here).
 for header in $(cd "$prefix/include" && find moirai -name '*.h' | sort); do

@@ -303,15 +303,27 @@ TEST(ScgOptions, OverheadDetailDrawsEveryKindInProportionInTimeOrder) {
 
 // A chore inside a unit's decision span is drawn apart from the assigner's time, after it, and the
 // legend names it only when some block holds one (the report and stats count it apart too).
-TEST(ScgOptions, AChoreInTheDecisionIsDrawnApartFromTheAssigner) {
+// one_chore_unit is one unit on core 0, decision [0, 100), work [100, 1000), 200 ticks after it,
+// whose decision span holds `chore` over [begin, end).
+trace::Trace one_chore_unit(Chore chore, std::uint64_t begin, std::uint64_t end, const std::string& name) {
   TraceBuilder b(1);
   b.site(1, "app.cpp", 10);
+  b.chore(0, chore, begin, end, 1);
   b.unit(0, 1, 1, 0, 100, 1000, 1200, kSendOfTypeTo, 1);
-  b.chore(0, Chore::wake_up, 20, 80, 1);  // 60 of the 100-tick decision span
-  const trace::Trace trace = test_support::read_written([&](const std::string& p) { b.write(p); }, "scg_chore");
+  return test_support::read_written([&](const std::string& p) { b.write(p); }, name);
+}
+
+// detail_options draws every overhead kind at a tick per point.
+visualize::ScgOptions detail_options() {
   visualize::ScgOptions options;
   options.cycles_per_point = 1;
   options.overhead_detail = true;
+  return options;
+}
+
+TEST(ScgOptions, AChoreInTheDecisionIsDrawnApartFromTheAssigner) {
+  const trace::Trace trace = one_chore_unit(Chore::wake_up, 20, 80, "scg_chore");  // 60 of the 100-tick decision span
+  const visualize::ScgOptions options = detail_options();
   const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
   ASSERT_EQ(layout.blocks.size(), 1u);
   EXPECT_EQ(layout.blocks[0].decide_ticks, 40u);
@@ -327,6 +339,48 @@ TEST(ScgOptions, AChoreInTheDecisionIsDrawnApartFromTheAssigner) {
   EXPECT_NEAR(top - overlay_y(dot, "o1"), 70.0, 0.01);
   // Without chores, the legend stays as it was.
   EXPECT_EQ(dot_of(counted_trace("no_chore", 1), options).find("waking cores"), std::string::npos);
+}
+
+// The runtime's work a front-end estimated inside a unit (format 3.5: libomp's per task) lies at
+// the end of the decision span: drawn in a grey of the runtime's, between the assigner's time and
+// the work, named in the legend only when some block holds it; `moirai stats` and the report count
+// it as the runtime's overhead of its own kind, so work + overhead is still the unit's stretch.
+TEST(ScgOptions, EstimatedRuntimeWorkIsDrawnGreyAndCountedAsOverhead) {
+  const trace::Trace trace = one_chore_unit(Chore::estimated, 40, 100, "scg_estimated");  // the span's last 60
+  const visualize::ScgOptions options = detail_options();
+  const visualize::ScgLayout layout = visualize::layout_scg(trace, options);
+  ASSERT_EQ(layout.blocks.size(), 1u);
+  EXPECT_EQ(layout.blocks[0].decide_ticks, 40u);
+  EXPECT_EQ(layout.blocks[0].estimated_ticks, 60u);
+  EXPECT_FALSE(layout.chores_any);
+  EXPECT_TRUE(layout.estimated_any);
+  const std::string dot = dot_of(trace, options);
+  EXPECT_EQ(count_of(dot, "scgoverhead the runtime's work inside the unit, estimated"), 1u);
+  EXPECT_NE(dot.find("fillcolor=grey55"), std::string::npos);
+  EXPECT_NE(dot.find("overhead: the runtime's work inside the unit, estimated"), std::string::npos);  // the legend
+  EXPECT_NE(dot.find("decide 40, runtime work (estimated) 60"), std::string::npos);  // the tooltip
+  // Decision [0, 40), then the estimate [40, 100): the overlays' centres 20 and 70 points down.
+  const double top = overlay_y(dot, "b0") + 600;
+  EXPECT_NEAR(top - overlay_y(dot, "o0"), 20.0, 0.01);
+  EXPECT_NEAR(top - overlay_y(dot, "o1"), 70.0, 0.01);
+  EXPECT_EQ(dot_of(counted_trace("no_estimate", 1), options).find("estimated"), std::string::npos);
+  // The accounts: 900 of work, 40 deciding, 60 estimated, 200 after the unit.
+  const visualize::Report report = visualize::build_report(trace);
+  const visualize::CoreTime& core = report.summary.cores.at(0);
+  EXPECT_EQ(core.work, 900u);
+  EXPECT_EQ(core.decision, 40u);
+  EXPECT_EQ(core.estimated, 60u);
+  EXPECT_EQ(core.estimated_count, 1u);
+  EXPECT_EQ(core.overhead(), 300u);
+  EXPECT_EQ(core.total(), 1200u);
+  EXPECT_EQ(report.overhead.estimated, 60u);
+  EXPECT_EQ(report.overhead.decision, 40u);
+  EXPECT_DOUBLE_EQ(report.overhead_per_work, 300.0 / 900.0);
+  std::ostringstream text, json;
+  visualize::print_report(text, trace, report);
+  visualize::print_report_json(json, trace, report);
+  EXPECT_NE(text.str().find(", runtime work (estimated) 0.000 ms"), std::string::npos) << text.str();
+  EXPECT_NE(json.str().find("\"estimated\":6e-08"), std::string::npos) << json.str();
 }
 
 TEST(ScgOptions, AWindowDrawsOnlyTheUnitsInsideIt) {

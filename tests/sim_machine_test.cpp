@@ -124,7 +124,7 @@ TEST(SimMachine, DeclaredWorkGivesIdenticalTracesTwice) {
 // domains: its assigner takes no lock, its end takes the VP's domain).
 TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
   const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 7, .communication = 11, .communications = {}, .lock = 13, .lock_handoff = 0,
-                               .assigner = 17, .wake = 19, .wake_parked = 19, .idle_spin = 0, .handler = 23, .handlers = {{"end_vp", 29}}, .work = {}};
+                               .assigner = 17, .wake = 19, .wake_parked = 19, .idle_spin = 0, .handler = 23, .handlers = {{"end_vp", 29}}, .work = {}, .omp = {}};
   proto::SimMachine machine(sim(1, costs));
   within(kRunLimit, "exact sum", [&] {
     ssr::run(machine, [](ssr::Context& ctx) {
@@ -142,7 +142,7 @@ TEST(SimMachine, MakespanIsTheCostModelsExactSum) {
 std::uint64_t known_workload_makespan(std::uint64_t lock_contended) {
   const proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2, .lock_handoff = 0,
                                .lock_contended = lock_contended, .assigner = 4, .wake = 0, .wake_parked = 0, .idle_spin = 0,
-                               .handler = 10, .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
+                               .handler = 10, .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}, .omp = {}};
   proto::SimMachine machine(sim(2, costs));
   within(kRunLimit, "known workload", [&] {
     ssr::run(machine, [](ssr::Context& ctx) {
@@ -173,7 +173,7 @@ TEST(SimMachine, AHoldAfterADomainWaitCostsTheContendedHandOffAndIsNamed) {
   const auto makespan = [](std::uint64_t contended, trace::Trace* out) {
     proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2,
                            .lock_handoff = 0, .lock_contended = contended, .assigner = 4, .wake = 0, .wake_parked = 0,
-                           .idle_spin = 0, .handler = 1000, .handlers = {}, .work = {}};
+                           .idle_spin = 0, .handler = 1000, .handlers = {}, .work = {}, .omp = {}};
     proto::SimMachine machine(sim(2, costs));
     static ssr::Singleton gate("gate");
     const auto seed = [](ssr::Context& ctx) {
@@ -285,7 +285,7 @@ TEST(SimMachine, AnIdleCoreIsWokenCheaplyWhileItSpinsAndDearlyOnceParked) {
   for (const std::uint64_t spin : {100'000u, 100u}) {
     proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 5, .communication = 3, .communications = {}, .lock = 2, .lock_handoff = 0,
                            .assigner = 4, .wake = 7, .wake_parked = 300, .idle_spin = spin, .handler = 10,
-                           .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}};
+                           .handlers = {{"create_vp", 100}, {"end_vp", 20}}, .work = {}, .omp = {}};
     proto::SimMachine machine(sim(2, costs));
     within(kRunLimit, "two-part wake", [&] {
       ssr::run(machine, [](ssr::Context& ctx) {
@@ -306,7 +306,7 @@ TEST(SimMachine, AnIdleCoreIsWokenCheaplyWhileItSpinsAndDearlyOnceParked) {
 TEST(SimMachine, BusyCoresStretchEachOthersWork) {
   for (const double stretch : {0.0, 0.5}) {
     proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .communications = {}, .lock = 0, .lock_handoff = 0,
-                           .assigner = 0, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 0, .handlers = {}, .work = {}};
+                           .assigner = 0, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 0, .handlers = {}, .work = {}, .omp = {}};
     costs.work.stretch_socket = stretch;
     proto::SimMachine machine(sim(2, costs));
     within(kRunLimit, "stretch", [&] {
@@ -323,7 +323,7 @@ TEST(SimMachine, BusyCoresStretchEachOthersWork) {
 // quartile of the normal distribution (1 + 0.2 x 0.6745), core 1 the lower; a rate scales both.
 TEST(SimMachine, CoresSpreadInSpeedAndDeclaredWorkHasARate) {
   proto::CostModel costs{.clock_hz = 1e9, .switch_ticks = 0, .communication = 0, .communications = {}, .lock = 0, .lock_handoff = 0,
-                         .assigner = 0, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 0, .handlers = {}, .work = {}};
+                         .assigner = 0, .wake = 0, .wake_parked = 0, .idle_spin = 0, .handler = 0, .handlers = {}, .work = {}, .omp = {}};
   costs.work.core_spread = 0.2;
   costs.work.rate = 2.0;
   for (const CoreId core : {CoreId{0}, CoreId{1}}) {
@@ -344,6 +344,7 @@ TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
   model.work.stretch_socket = 0.03;
   model.work.core_spread = 0.17;
   model.lock_contended = 91;
+  model.omp = proto::CostModel::OpenMpTasks{64, 94, 97, 126};
   const proto::CostModel again = proto::CostModel::parse(model.text(), "text");
   EXPECT_EQ(again.text(), model.text());
   EXPECT_EQ(again.lock_contended, 91u);
@@ -352,8 +353,16 @@ TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
   EXPECT_DOUBLE_EQ(again.work.rate_at("apps/matmul/matmul.cpp:111"), 1.75);
   EXPECT_DOUBLE_EQ(again.work.stretch_socket, 0.03);
   EXPECT_DOUBLE_EQ(again.work.core_spread, 0.17);
-  // A model without work lines says so by omitting them (models written before them read back).
+  ASSERT_TRUE(again.omp.has_value());
+  EXPECT_EQ(again.omp->create, 64u);
+  EXPECT_EQ(again.omp->create_dep, 94u);
+  EXPECT_EQ(again.omp->end, 97u);
+  EXPECT_EQ(again.omp->end_dep, 126u);
+  // A model without work lines says so by omitting them (models written before them read back),
+  // and so does one without libomp's figures (the compiled-in model has none).
   EXPECT_EQ(proto::CostModel::default_model().text().find("work_rate"), std::string::npos);
+  EXPECT_EQ(proto::CostModel::default_model().text().find("omp."), std::string::npos);
+  EXPECT_FALSE(proto::CostModel::parse("lock = 3", "m").omp.has_value());
   const std::vector<std::pair<std::string, std::string>> bad = {
       {"switch 5", "m:1: expected 'key = value'"},
       {"# ok\nlock = -1", "m:2: lock: '-1' is not a whole number"},
@@ -365,7 +374,10 @@ TEST(CostModel, ParsesItsOwnTextAndNamesBadLines) {
       {"work_rate = 0", "m:1: work_rate: '0' is not a positive number"},
       {"stretch.socket = -0.1", "m:1: stretch.socket: '-0.1' is not a non-negative number"},
       {"core_spread = lots", "m:1: core_spread: 'lots'"},
-      {"work_rate.a.cpp:3 = x", "m:1: work_rate.a.cpp:3: 'x'"}};
+      {"work_rate.a.cpp:3 = x", "m:1: work_rate.a.cpp:3: 'x'"},
+      {"omp.task_start = 5", "m:1: unknown key 'omp.task_start' (the omp.* lines are omp.task_create"},
+      {"omp.task_create = 5\nomp.task_end = 6", "m:1: omp.task_create_dep missing: the omp.* lines come four together"},
+      {"omp.task_end = fast", "m:1: omp.task_end: 'fast' is not a whole number"}};
   for (const auto& [text, message] : bad) {
     try {
       (void)proto::CostModel::parse(text, "m");

@@ -161,6 +161,41 @@ TEST(TraceBuilder, TheReaderRefusesAnUnknownChore) {
   std::remove(path.c_str());
 }
 
+// Format 3.5's estimated chore (the runtime's work a front-end took out of a unit) reads back as
+// written, at the end of its unit's decision span; a trace that says 3.4 cannot hold one.
+TEST(TraceBuilder, AnEstimatedChoreReadsBackAndOnlyFromFormat35) {
+  const std::string path = temp_path("estimated");
+  {
+    trace::TraceBuilder out(path, options(1));
+    out.vp(1, "task", 0, 0);
+    out.chore(0, Chore::estimated, 14, 20);
+    out.unit(0, 1, 1, 10, 20, 30, 33, 1, 0);
+  }
+  const trace::Trace t = trace::read_trace(path);
+  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{3, 5}));
+  ASSERT_EQ(t.chores.size(), 1u);
+  EXPECT_EQ(t.chores[0].record.chore, static_cast<std::uint16_t>(Chore::estimated));
+  EXPECT_EQ(t.chores[0].record.begin, 14u);
+  EXPECT_EQ(t.chores[0].record.end, t.units.at(0).record.begin);
+  EXPECT_EQ(chore_name(Chore::estimated), "runtime work (estimated)");
+  // The same bytes under a 3.4 header: the chunk checksums do not cover the file header.
+  std::FILE* file = std::fopen(path.c_str(), "r+b");
+  ASSERT_NE(file, nullptr);
+  const std::uint16_t minor = 4;
+  ASSERT_EQ(std::fseek(file, 10, SEEK_SET), 0);  // "MOIRAITR", u16 major, u16 minor
+  ASSERT_EQ(std::fwrite(&minor, sizeof minor, 1, file), 1u);
+  std::fclose(file);
+  try {
+    (void)trace::read_trace(path);
+    ADD_FAILURE() << "a 3.4 trace read an estimated chore";
+  } catch (const trace::TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("unknown chore 3 (estimated runtime work is format 3.5; this trace says 3.4)"),
+              std::string::npos)
+        << error.what();
+  }
+  std::remove(path.c_str());
+}
+
 TEST(TraceBuilder, RefusesWhatTheReaderWouldRefuse) {
   const std::string path = temp_path("refuse");
   trace::TraceBuilder out(path, options(2, {"c"}));

@@ -94,7 +94,7 @@ TEST(TraceIntegrity, ASoundTraceLeavesNothingOut) {
   EXPECT_TRUE(t.integrity.sound());
   EXPECT_EQ(t.integrity.summary(), "");
   EXPECT_EQ(t.units.size(), 4u);
-  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{3, 4}));
+  EXPECT_EQ(t.version, (std::pair<std::uint16_t, std::uint16_t>{3, trace::kVersionMinor}));
 }
 
 TEST(TraceIntegrity, AFlippedCoreIdFailsTheChecksumFromFormat3_3) {

@@ -390,6 +390,66 @@ TEST(TraceRecorderDispatch, AnIdleThatWasAHandOverBecomesTheNextUnitsDecision) {
   EXPECT_LE(t.units[2].record.assign, t.units[2].record.begin);
 }
 
+// StepClock is a clock the test sets before each instrumentation point (a simulated machine's,
+// so the recorder measures no OS time).
+class StepClock final : public instrument::TimeSource {
+ public:
+  std::uint64_t now(CoreId) const noexcept override { return time; }
+  double hz() const noexcept override { return 1e9; }
+  std::string source() const override { return "virtual"; }
+  std::vector<std::pair<std::string, std::string>> header() const override { return {{"machine", "sim:1"}}; }
+  std::uint64_t time = 1;
+};
+
+// A front-end's estimate of the runtime's work at a unit's start (runtime_work_estimated) moves
+// the unit's begin on by it, never past its end, under an `estimated` chore: the unit's life-line
+// keeps its span, and the closing chunk counts what was booked and clamped.
+TEST(TraceRecorderEstimate, BooksTheEstimateOutOfTheUnitsWorkAtMostAllOfIt) {
+  const std::string path = temp_path("estimate");
+  StepClock clock;
+  instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "estimate test", 4096});
+  recorder.use_time_source(clock);
+  recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 1);
+  recorder.core_start(0);
+  recorder.vp_created(0, 1, "worker", {"trace_recording_test.cpp", 2, "test"}, 0);
+  static constexpr CallSite kSite{"trace_recording_test.cpp", 3, "test"};
+  // unit_of runs one unit: begins at `begin` with `estimates` booked, ends at `end`.
+  const auto unit_of = [&](UnitId unit, std::uint64_t begin, std::vector<std::uint64_t> estimates, std::uint64_t end) {
+    clock.time = begin;
+    recorder.unit_begin(0, 1, unit);
+    for (std::uint64_t ticks : estimates) recorder.runtime_work_estimated(0, ticks);
+    clock.time = end;
+    recorder.unit_end(0, 1, unit, 1, kSite);
+    recorder.handler_enter(0, 1, unit);
+    clock.time = end + 5;
+    recorder.handler_exit(0, 1, unit);
+  };
+  unit_of(1, 10, {30}, 100);      // 90 ticks of work give 30
+  unit_of(2, 110, {50, 50}, 150); // estimates add up: 100 asked, 40 given (clamped)
+  unit_of(3, 160, {}, 170);       // no estimate: untouched
+  unit_of(4, 180, {7}, 180);      // no work to give: clamped, no chore
+  recorder.core_stop(0);
+  recorder.finish();
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_TRUE(t.complete) << t.cut;
+  ASSERT_EQ(t.units.size(), 4u);
+  const auto& u = t.units;
+  EXPECT_EQ(u[0].record.begin, 40u);
+  EXPECT_EQ(u[0].record.end, 100u);
+  EXPECT_EQ(u[1].record.begin, 150u);
+  EXPECT_EQ(u[1].record.end, 150u);
+  EXPECT_EQ(u[2].record.begin, 160u);
+  EXPECT_EQ(u[3].record.begin, 180u);
+  ASSERT_EQ(t.chores.size(), 2u);
+  for (const trace::Trace::ChoreSpan& chore : t.chores) EXPECT_EQ(chore.record.chore, static_cast<std::uint16_t>(Chore::estimated));
+  EXPECT_EQ(t.chores[0].record.begin, 10u);
+  EXPECT_EQ(t.chores[0].record.end, 40u);
+  EXPECT_EQ(t.chores[1].record.begin, 110u);
+  EXPECT_EQ(t.chores[1].record.end, 150u);
+  EXPECT_EQ(t.metadata.at("estimated_runtime_work"), "units=2,ticks=70,clamped=2");
+}
+
 // A core that stays inside one long unit, and a core parked idle, reach no unit boundary: their
 // earlier records still reach the file, with the names they need, while the run goes on. The
 // loop below waits for that as a tool reading a running program's trace would; its limit only

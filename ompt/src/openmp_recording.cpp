@@ -7,9 +7,12 @@
 
 #include <sched.h>
 
+#include <algorithm>
+#include <cmath>
 #include <string>
 #include <utility>
 
+#include "moirai/instrument/clock.h"
 #include "openmp_constructs.h"
 
 namespace moirai::ompt {
@@ -79,10 +82,18 @@ struct OpenMpRecording::Thread {
   // the line that entered it.
   std::unordered_map<ompt_wait_id_t, CallSite> entered;
   std::unordered_map<const void*, CallSite> sites;  // before the shared, locked table
+  Task* just_created = nullptr;  // the task whose creation this thread's running unit goes on after
 };
 
-OpenMpRecording::OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores)
-    : recorder_(recorder), cores_(cores), binding_(cores) {}
+OpenMpRecording::TaskTicks OpenMpRecording::ticks_of(const std::optional<TaskCost>& cost) {
+  if (!cost) return {};
+  const double per_ns = instrument::Clock::info().hz / 1e9;
+  const auto ticks = [per_ns](double ns) { return static_cast<std::uint64_t>(std::llround(std::max(0.0, ns) * per_ns)); };
+  return {ticks(cost->create), ticks(cost->create_dep - cost->create), ticks(cost->end), ticks(cost->end_dep)};
+}
+
+OpenMpRecording::OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores, const std::optional<TaskCost>& task_cost)
+    : recorder_(recorder), cores_(cores), task_ticks_(ticks_of(task_cost)), binding_(cores) {}
 
 OpenMpRecording::~OpenMpRecording() = default;
 
@@ -106,6 +117,10 @@ VpId OpenMpRecording::define_vp(Thread& t, const std::string& name, const CallSi
   const VpId vp = next_vp_.fetch_add(1, std::memory_order_relaxed);
   if (t.recorded) recorder_.vp_created(t.core, vp, name, at, kAnyCore);
   return vp;
+}
+
+void OpenMpRecording::book_estimate(Thread& t, std::uint64_t ticks) {
+  if (t.recorded && ticks != 0 && t.running != nullptr) recorder_.runtime_work_estimated(t.core, ticks);
 }
 
 UnitId OpenMpRecording::unit_for(Task& task) {
@@ -258,6 +273,7 @@ void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* create
   Task* parent = task_of(encountering);
   auto* task = new Task;
   const CallSite at = site(ra);
+  t.just_created = nullptr;
   if ((flags & ompt_task_taskwait) != 0) {
     // No task of the program: libomp's stand-in for a wait on dependences (`taskwait depend`,
     // or an undeferred task's depend clause). The encountering task waits in it until
@@ -275,6 +291,7 @@ void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* create
     return;
   }
   task->created_at = at;
+  task->explicit_task = true;
   task->vp = define_vp(t, "task", at);
   task->first_unit = unit_for(*task);
   task->parent = parent;
@@ -282,15 +299,32 @@ void OpenMpRecording::task_create(ompt_data_t* encountering, ompt_data_t* create
   task->region = parent != nullptr ? parent->region : nullptr;
   hold(task->region);
   created->ptr = task;
-  if ((flags & (ompt_task_undeferred | ompt_task_mergeable | ompt_task_merged)) != 0) {
-    undeferred_tasks_.fetch_add(1, std::memory_order_relaxed);
-  }
+  const bool deferred = (flags & (ompt_task_undeferred | ompt_task_mergeable | ompt_task_merged)) == 0;
+  if (!deferred) undeferred_tasks_.fetch_add(1, std::memory_order_relaxed);
   task->ready_ticket.store(next_ticket_.fetch_add(1, std::memory_order_relaxed), std::memory_order_relaxed);
   // Creating a task is a task scheduling point: the creator's unit ends there.
   if (parent != nullptr && t.running == parent) {
     end_unit(t, kTask, at, [&](UnitId unit) { constraint(t, kTask, unit, task->first_unit); });
     begin_unit(t, *parent);
+    // libomp queues a deferred task after this callback returns, in the unit that goes on (and
+    // allocated it before, in the unit that ended): its measured cost is the runtime's, booked
+    // from that unit's start (an undeferred task is not queued: nothing is booked).
+    if (deferred) {
+      book_estimate(t, task_ticks_.create);
+      t.just_created = task;
+    }
   }
+}
+
+void OpenMpRecording::dependences(ompt_data_t* data, int count) {
+  Thread& t = thread();
+  Task* task = task_of(data);
+  if (task == nullptr || count <= 0) return;
+  task->has_depend = true;
+  // libomp matches the dependences of the task just created after this callback, in the
+  // creator's unit that went on at the creation: what a depend clause adds is booked there too.
+  if (task == t.just_created) book_estimate(t, task_ticks_.create_dep_extra);
+  t.just_created = nullptr;
 }
 
 void OpenMpRecording::task_dependence(ompt_data_t* source, ompt_data_t* sink) {
@@ -353,6 +387,11 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
     return;
   }
   const bool completed = status == ompt_task_complete || status == ompt_task_late_fulfill || status == ompt_task_cancel;
+  // libomp completes an explicit task after this callback returns (releases its dependences,
+  // frees it): in the unit that goes on here, if one does, its measured cost is the runtime's.
+  const std::uint64_t completion = prior == nullptr || !completed || !prior->explicit_task ? 0
+                                   : prior->has_depend                                    ? task_ticks_.end_dep
+                                                                                          : task_ticks_.end;
   if (prior != nullptr) {
     if (completed) {
       if (status == ompt_task_cancel && t.running != prior && prior->first_unit != 0 &&
@@ -396,6 +435,7 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
   }
   if (next != nullptr && next->in_sync == 0 && t.running == nullptr) {
     begin_unit(t, *next);
+    book_estimate(t, completion);
   } else if (t.waiting > 0) {
     go_idle(t);
   }

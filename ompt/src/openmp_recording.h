@@ -8,22 +8,26 @@
 #include <cstddef>
 #include <cstdint>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
 #include "code_symbols.h"
 #include "moirai/instrument/trace_recorder.h"
+#include "task_cost.h"
 #include "task_state.h"
 
 namespace moirai::ompt {
 
 // OpenMpRecording receives OMPT's callbacks and records them through one TraceRecorder: each
 // OpenMP thread is a core (the first `cores` threads; more are counted, not recorded), each task a
-// VP, each stretch of a task between two scheduling points a unit.
+// VP, each stretch of a task between two scheduling points a unit. Given libomp's cost per task
+// (task_cost), it books that much of each unit that goes on after libomp created or completed a
+// task as the runtime's estimated work (TraceRecorder::runtime_work_estimated).
 class OpenMpRecording {
  public:
-  OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores);
+  OpenMpRecording(instrument::TraceRecorder& recorder, std::size_t cores, const std::optional<TaskCost>& task_cost = {});
   ~OpenMpRecording();
 
   void thread_begin(ompt_thread_t type);
@@ -34,6 +38,7 @@ class OpenMpRecording {
                      unsigned actual, unsigned index, int flags);
   void task_create(ompt_data_t* encountering, ompt_data_t* created, int flags, const void* ra);
   void task_dependence(ompt_data_t* source, ompt_data_t* sink);
+  void dependences(ompt_data_t* task, int count);
   void task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next);
   void sync_region(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t* parallel,
                    ompt_data_t* task, const void* ra);
@@ -65,10 +70,19 @@ class OpenMpRecording {
   UnitId barrier_released_by(Region* region, std::uint64_t epoch);  // the last arrival, or the last task done after it
   CallSite site(const void* ra);
   VpId define_vp(Thread& t, const std::string& name, const CallSite& at);
+  // book_estimate books `ticks` of the thread's running unit, from its start, as libomp's work.
+  void book_estimate(Thread& t, std::uint64_t ticks);
+
+  // TaskTicks is task_cost in the recorder's clock ticks; the dependence's are what it adds.
+  struct TaskTicks {
+    std::uint64_t create = 0, create_dep_extra = 0, end = 0, end_dep = 0;
+  };
+  static TaskTicks ticks_of(const std::optional<TaskCost>& cost);
 
   instrument::TraceRecorder& recorder_;
   CodeSymbols symbols_;
   const std::size_t cores_;
+  const TaskTicks task_ticks_;
   std::atomic<CoreId> next_core_{0};
   std::atomic<UnitId> next_unit_{1};
   std::atomic<VpId> next_vp_{1};

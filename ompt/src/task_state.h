@@ -26,6 +26,8 @@ struct Task {
   Task* parent = nullptr;  // the creating task (held), for taskwait's "last child to complete"
   Region* region = nullptr;  // the parallel region it belongs to (held)
   ConstructKind in_sync = 0;  // the construct (taskwait, barrier, ...) it waits in; 0: none
+  bool explicit_task = false;  // created by a task construct (not implicit, initial or a stand-in)
+  bool has_depend = false;     // it had depend clauses (libomp releases them at its completion)
   std::uint64_t barrier_epoch = 0;  // an implicit task's barrier being waited for
   std::mutex children_mutex;  // children end one at a time, so the last to tell is the last to end
   std::atomic<UnitId> last_child_done{0};  // the last unit of the child that completed last

@@ -47,6 +47,7 @@ void on_task_create(ompt_data_t* encountering, const ompt_frame_t*, ompt_data_t*
   rec().task_create(encountering, created, flags, ra);
 }
 void on_task_dependence(ompt_data_t* source, ompt_data_t* sink) { rec().task_dependence(source, sink); }
+void on_dependences(ompt_data_t* task, const ompt_dependence_t*, int count) { rec().dependences(task, count); }
 void on_task_schedule(ompt_data_t* prior, ompt_task_status_t status, ompt_data_t* next) {
   rec().task_schedule(prior, status, next);
 }
@@ -82,7 +83,7 @@ int initialize(ompt_function_lookup_t lookup, int /*initial_device*/, ompt_data_
     options.metadata = tool->config.metadata;
     options.metadata.emplace_back("omp_runtime", tool->runtime_version);
     tool->recorder = std::make_unique<moirai::instrument::TraceRecorder>(std::move(options));
-    tool->recording = std::make_unique<OpenMpRecording>(*tool->recorder, tool->config.cores);
+    tool->recording = std::make_unique<OpenMpRecording>(*tool->recorder, tool->config.cores, tool->config.task_cost);
   } catch (const std::exception& failure) {
     std::fprintf(stderr, "moirai-ompt: not recording: %s\n", failure.what());
     return 0;
@@ -100,6 +101,7 @@ int initialize(ompt_function_lookup_t lookup, int /*initial_device*/, ompt_data_
   want(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(on_implicit_task), "implicit_task");
   want(ompt_callback_task_create, reinterpret_cast<ompt_callback_t>(on_task_create), "task_create");
   want(ompt_callback_task_dependence, reinterpret_cast<ompt_callback_t>(on_task_dependence), "task_dependence");
+  want(ompt_callback_dependences, reinterpret_cast<ompt_callback_t>(on_dependences), "dependences");
   want(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(on_task_schedule), "task_schedule");
   want(ompt_callback_sync_region, reinterpret_cast<ompt_callback_t>(on_sync_region), "sync_region");
   want(ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(on_sync_region_wait), "sync_region_wait");

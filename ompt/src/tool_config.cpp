@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <iterator>
+#include <stdexcept>
 #include <utility>
 
 #include "moirai/instrument/counters.h"
@@ -48,8 +49,10 @@ constexpr const char* kLimits =
     "undeferred, included and merged tasks run inside their creator's unit when the runtime reports no "
     "switch; an untied task that moves to another thread is seen as a new unit there; a barrier is "
     "charged to the last arrival or the last task completed before it ends; the runtime's work after a "
-    "callback returns (queueing a task, matching its dependences) is in the unit that continues; the "
-    "runtime's start at the first parallel region is in the initial task's first unit";
+    "callback returns (queueing a task, matching its dependences, completing it) is in the unit that "
+    "continues, less the estimate of it booked as the runtime's (omp_task_cost), which is a measured "
+    "typical cost, not this run's; the runtime's start at the first parallel region is in the initial "
+    "task's first unit";
 
 }  // namespace
 
@@ -102,6 +105,23 @@ ToolConfig tool_config(std::string& problem) {
     config.metadata.emplace_back(name, value.empty() ? "unset" : value);
   }
   config.metadata.emplace_back("ompt_limits", kLimits);
+  // libomp's own work per task, measured apart (moirai-omp-task-cost): what the tool books out of
+  // the units that did it, marked as estimated. The trace says what it was and where it came from.
+  const std::string cost = env("MOIRAI_OMPT_TASK_COST");
+  if (!cost.empty()) {
+    try {
+      config.task_cost = parse_task_cost(cost);
+    } catch (const std::invalid_argument& bad) {
+      problem = std::string("MOIRAI_OMPT_TASK_COST: ") + bad.what();
+      return config;
+    }
+  }
+  const std::string source = env("MOIRAI_OMPT_TASK_COST_SOURCE");
+  config.metadata.emplace_back("omp_task_cost", config.task_cost ? task_cost_text(*config.task_cost) + " ns" : "none");
+  config.metadata.emplace_back("omp_task_cost_source",
+                               !config.task_cost ? "none: MOIRAI_OMPT_TASK_COST not set, the units keep libomp's work"
+                               : source.empty()  ? "MOIRAI_OMPT_TASK_COST"
+                                                 : source);
   return config;
 }
 

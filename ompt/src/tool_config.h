@@ -3,9 +3,12 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
+
+#include "task_cost.h"
 
 namespace moirai::ompt {
 
@@ -18,6 +21,9 @@ struct ToolConfig {
   bool quiet = false;                 // MOIRAI_OMPT_QUIET=1: no summary line on stderr
   bool declined = false;              // MOIRAI_OMPT_TRACE set and empty: a process a recorded program started
   std::vector<std::pair<std::string, std::string>> metadata;  // the trace header's OpenMP keys
+  // MOIRAI_OMPT_TASK_COST: libomp's work per task, booked out of the units as estimated runtime
+  // work; none: the units keep it (MOIRAI_OMPT_TASK_COST_SOURCE says where it came from).
+  std::optional<TaskCost> task_cost;
 };
 
 // tool_config reads the environment; `problem` says what was wrong when it returns no usable config.

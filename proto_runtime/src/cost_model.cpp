@@ -6,7 +6,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <sstream>
+#include <utility>
 
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/real_machine.h"
@@ -25,6 +27,14 @@ std::string_view trim(std::string_view text) {
 constexpr std::string_view kHandlerPrefix = "handler.";
 constexpr std::string_view kCommunicationPrefix = "communication.";
 constexpr std::string_view kWorkRatePrefix = "work_rate.";
+
+// The `omp.*` lines, in the order text() writes them.
+constexpr std::pair<std::string_view, std::uint64_t CostModel::OpenMpTasks::*> kOpenMpKeys[] = {
+    {"omp.task_create", &CostModel::OpenMpTasks::create},
+    {"omp.task_create_dep", &CostModel::OpenMpTasks::create_dep},
+    {"omp.task_end", &CostModel::OpenMpTasks::end},
+    {"omp.task_end_dep", &CostModel::OpenMpTasks::end_dep},
+};
 
 // parse_factor reads a non-negative real number (`positive`: above 0) or throws naming the key.
 double parse_factor(std::string_view key, std::string_view value, bool positive, const std::string& where) {
@@ -51,7 +61,7 @@ CostModel CostModel::default_model() {
   // this VM's work.
   return CostModel{.clock_hz = 1e9, .switch_ticks = 24, .communication = 150, .communications = {}, .lock = 1,
                    .lock_handoff = 96, .lock_contended = 223, .assigner = 101, .wake = 448, .wake_parked = 48211,
-                   .idle_spin = RealMachine::kIdleSpinNs, .handler = 327, .handlers = {}, .work = {}};
+                   .idle_spin = RealMachine::kIdleSpinNs, .handler = 327, .handlers = {}, .work = {}, .omp = {}};
 }
 
 std::uint64_t CostModel::handler_cost(std::string_view construct) const {
@@ -94,12 +104,16 @@ std::string CostModel::text() const {
   if (work.stretch_machine != 0) out << "stretch.machine = " << work.stretch_machine << '\n';
   if (work.stretch_socket != 0) out << "stretch.socket = " << work.stretch_socket << '\n';
   if (work.core_spread != 0) out << "core_spread = " << work.core_spread << '\n';
+  if (omp) {
+    for (const auto& [key, field] : kOpenMpKeys) out << key << " = " << (*omp).*field << '\n';
+  }
   return out.str();
 }
 
 CostModel CostModel::parse(std::string_view text, const std::string& origin, const CostModel& base) {
   CostModel model = base;
   std::size_t line_number = 0;
+  std::size_t omp_lines = 0, omp_first_line = 0;  // the omp.* lines come together (a bit each)
   while (!text.empty()) {
     ++line_number;
     const std::size_t newline = text.find('\n');
@@ -166,11 +180,30 @@ CostModel CostModel::parse(std::string_view text, const std::string& origin, con
       model.handlers[std::string(key.substr(kHandlerPrefix.size()))] = ticks;
     } else if (key.starts_with(kCommunicationPrefix) && key.size() > kCommunicationPrefix.size()) {
       model.communications[std::string(key.substr(kCommunicationPrefix.size()))] = ticks;
+    } else if (key.starts_with("omp.")) {
+      std::size_t k = 0;
+      while (k < std::size(kOpenMpKeys) && kOpenMpKeys[k].first != key) ++k;
+      if (k == std::size(kOpenMpKeys)) {
+        throw ConfigError(where + "unknown key '" + std::string(key) +
+                          "' (the omp.* lines are omp.task_create, omp.task_create_dep, omp.task_end and omp.task_end_dep)");
+      }
+      if (!model.omp || omp_lines == 0) model.omp = OpenMpTasks{};
+      if (omp_lines == 0) omp_first_line = line_number;
+      omp_lines |= std::size_t{1} << k;
+      (*model.omp).*kOpenMpKeys[k].second = ticks;
     } else {
       throw ConfigError(where + "unknown key '" + std::string(key) +
                         "' (expected clock_hz, switch, communication, communication.<construct>, lock, "
                         "lock.handoff, lock.contended, assigner, wake, wake.parked, idle_spin, handler, handler.<construct>, work_rate, work_rate.<file:line>, "
-                        "stretch.machine, stretch.socket or core_spread)");
+                        "stretch.machine, stretch.socket, core_spread or omp.<step>)");
+    }
+  }
+  if (omp_lines != 0 && omp_lines != (std::size_t{1} << std::size(kOpenMpKeys)) - 1) {
+    for (std::size_t k = 0; k < std::size(kOpenMpKeys); ++k) {
+      if ((omp_lines & (std::size_t{1} << k)) == 0) {
+        throw ConfigError(origin + ":" + std::to_string(omp_first_line) + ": " + std::string(kOpenMpKeys[k].first) +
+                          " missing: the omp.* lines come four together (moirai-calibrate writes them)");
+      }
     }
   }
   return model;

@@ -5,22 +5,37 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "child_process.h"
 #include "moirai/trace/reader.h"
 #include "support/sanitizers.h"
+#include "task_cost.h"
+#include "task_cost_probe.h"
 
 namespace moirai::test {
 
 // record_openmp runs `command` on `threads` OpenMP threads with libmoirai_ompt.so loaded and
 // returns the trace it wrote; `name` names the temporary files, `environment` adds NAME=VALUE pairs. A run that fails is a test failure
-// (with its last lines of stderr), never an empty trace read as one.
+// (with its last lines of stderr), never an empty trace read as one. As `moirai record` does, it
+// measures libomp's work per task first (moirai-omp-task-cost) and gives it to the tool, unless
+// `environment` gives MOIRAI_OMPT_TASK_COST.
 inline trace::Trace record_openmp(const std::vector<std::string>& command, const std::string& name, int threads = 2,
-                                  const std::vector<std::string>& environment = {}) {
+                                  std::vector<std::string> environment = {}) {
+  const bool cost_given = std::any_of(environment.begin(), environment.end(),
+                                      [](const std::string& pair) { return pair.starts_with("MOIRAI_OMPT_TASK_COST="); });
+  if (!cost_given) {
+    try {
+      environment.push_back("MOIRAI_OMPT_TASK_COST=" + ompt::task_cost_text(tools::probe_task_cost().cost));
+    } catch (const std::runtime_error& error) {
+      ADD_FAILURE() << name << ": " << error.what();
+    }
+  }
   const std::string base = ::testing::TempDir() + "moirai_omp_" + name + "_" + std::to_string(::getpid());
   const std::string path = base + ".mtrace";
   std::vector<std::string> argv = {"/usr/bin/env",

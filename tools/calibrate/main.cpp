@@ -5,7 +5,9 @@
 // own, watches them with an observer that reads the host clock at each instrumentation point,
 // and takes the median of each step: a handler per construct, the assigner, the empty unit
 // (switch into the VP and back), the way from a unit's end to its handler (communication, with
-// the free lock), and, on two cores, the wake-up of an idle core by another core's handler.
+// the free lock), and, on two cores, the wake-up of an idle core by another core's handler. It
+// also runs moirai-omp-task-cost, when it was built, for LLVM's libomp's work per task (the
+// `omp.*` lines, which `moirai record --cost-model` books in OpenMP traces).
 #include <algorithm>
 #include <atomic>
 #include <cstdint>
@@ -24,6 +26,7 @@
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/proto_runtime/real_machine.h"
 #include "moirai/ssr/ssr.h"
+#include "task_cost_probe.h"
 
 namespace {
 
@@ -178,7 +181,9 @@ int main(int argc, char** argv) {
                        "Measures the runtime's own costs on this machine's real cores (handlers, "
                        "assigner,\nswitch, communication, lock, wake-up) and writes them as a cost "
                        "model for --cost-model\n(docs/cost-model.md). Times are medians, in ns: "
-                       "ticks of a 1 GHz virtual clock.\nWith --fit TRACE..., fits a machine model from "
+                       "ticks of a 1 GHz virtual clock. With\nmoirai-omp-task-cost built, also LLVM's "
+                       "libomp's work per task (omp.* lines, for\nmoirai record --cost-model).\n"
+                       "With --fit TRACE..., fits a machine model from "
                        "traces of real runs instead (--fit --help).");
   flags.integer("rounds", rounds, 100, 10'000'000, "uses of each construct");
   flags.text("output", output, "FILE", "write the model here (default: standard output)");
@@ -230,6 +235,15 @@ int main(int argc, char** argv) {
     std::cerr << "moirai-calibrate: host clock " << Clock::info().source << " at "
               << Clock::info().hz / 1e6 << " MHz, " << rounds << " rounds per construct"
               << (have_two ? "" : " (1 core only: wake is the default)") << '\n';
+    // libomp's work per task: the probe's medians, in ns (the model's ticks at 1 GHz).
+    try {
+      const tools::ProbedTaskCost probed = tools::probe_task_cost();
+      model.omp = proto::CostModel::OpenMpTasks{ticks(probed.cost.create), ticks(probed.cost.create_dep),
+                                                ticks(probed.cost.end), ticks(probed.cost.end_dep)};
+      std::cerr << "moirai-calibrate: libomp's work per task " << probed.how << '\n';
+    } catch (const std::runtime_error& error) {
+      std::cerr << "moirai-calibrate: no omp.* lines: " << error.what() << '\n';
+    }
     calibrate::write_model(model.text(), output);
     return 0;
   });

@@ -16,9 +16,13 @@
 
 #include "child_process.h"
 #include "moirai/instrument/counters.h"
+#include "moirai/proto_runtime/cost_model.h"
+#include "moirai/proto_runtime/errors.h"
 #include "moirai/trace/reader.h"
+#include "number_text.h"
 #include "openmp_runtime.h"
 #include "output_target.h"
+#include "task_cost_probe.h"
 
 namespace moirai::cli {
 
@@ -26,7 +30,8 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kRecordUsage = "usage: moirai record [-o FILE] [--counters LIST] [--tool LIB] -- PROGRAM ARGS...\n";
+constexpr const char* kRecordUsage =
+    "usage: moirai record [-o FILE] [--counters LIST] [--cost-model MODEL] [--tool LIB] -- PROGRAM ARGS...\n";
 
 constexpr const char* kRecordHelp =
     "\nRuns PROGRAM, an OpenMP program built with clang -fopenmp (LLVM's libomp), with Moirai's\n"
@@ -39,12 +44,17 @@ constexpr const char* kRecordHelp =
     "  MOIRAI_OMPT_COMMAND=...    PROGRAM ARGS..., the command the trace names\n"
     "  MOIRAI_OMPT_QUIET=1        the tool's own summary line is left to moirai\n"
     "  MOIRAI_OMPT_FIRST_PROGRAM=1  only the first OpenMP program PROGRAM starts is recorded\n"
+    "  MOIRAI_OMPT_TASK_COST=...  libomp's work per task, which the tool books out of the units\n"
+    "                             as the runtime's, marked estimated (and _SOURCE: whence)\n"
     "Ctrl-C (SIGINT) reaches PROGRAM alone, and SIGTERM or SIGHUP sent to moirai is passed on\n"
     "to it: the tool then writes the whole trace, marked interrupted.\n\n"
     "  -o, --output FILE   the trace; default PROGRAM's name + .mtrace in this directory\n"
     "                      ('-' is refused: PROGRAM's output goes to standard output)\n"
     "  --counters LIST     counters for each unit, the names every Moirai recorder takes\n"
     "                      (PAPI presets, perf::NAME, 'none')\n"
+    "  --cost-model MODEL  libomp's work per task from MODEL's omp.* lines (moirai-calibrate\n"
+    "                      writes them); without it moirai-omp-task-cost measures it first\n"
+    "                      (a run of about 10 ms; a warning, and no estimate, when it cannot)\n"
     "  --tool LIB          the tool library; default libmoirai_ompt.so of this installation\n"
     "                      (<prefix>/bin/moirai -> <prefix>/LIBDIR/), else of the build tree\n"
     "  -h, --help          print this help and exit\n\n"
@@ -67,6 +77,7 @@ struct RecordSpec {
   bool help = false;
   std::string output;
   std::string counters;
+  std::string cost_model;
   std::string tool;
   std::vector<std::string> program;  // PROGRAM ARGS...
 };
@@ -85,6 +96,7 @@ RecordSpec parse_record_spec(const std::vector<std::string_view>& args) {
   const std::vector<std::pair<CLI::Option*, std::string*>> valued = {
       {cli.add_option("-o,--output", spec.output), &spec.output},
       {cli.add_option("--counters", spec.counters), &spec.counters},
+      {cli.add_option("--cost-model", spec.cost_model), &spec.cost_model},
       {cli.add_option("--tool", spec.tool), &spec.tool}};
   // 0 or 1 value each, so a flag given without one reaches the check below.
   for (const auto& [option, into] : valued) option->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
@@ -175,6 +187,48 @@ std::string find_tool(const std::string& given) {
                            "): install Moirai, or name it with --tool LIB");
 }
 
+// TaskCostGiven is libomp's work per task for the tool, and whence it came.
+struct TaskCostGiven {
+  std::string figures;  // MOIRAI_OMPT_TASK_COST; empty: none
+  std::string source;   // MOIRAI_OMPT_TASK_COST_SOURCE
+};
+
+// task_cost_for is MODEL's omp.* lines (a model without them is bad input), else what the probe
+// measures now; when it cannot, a warning says so and the units keep libomp's work.
+TaskCostGiven task_cost_for(const std::string& model_path) {
+  if (!model_path.empty()) {
+    proto::CostModel model;
+    try {
+      model = proto::CostModel::load(model_path);
+    } catch (const proto::ConfigError& error) {
+      throw std::invalid_argument("--cost-model: " + std::string(error.what()));
+    }
+    if (!model.omp) {
+      throw std::invalid_argument("--cost-model " + model_path +
+                                  ": no omp.* lines (libomp's work per task); moirai-calibrate writes them where "
+                                  "moirai-omp-task-cost is built");
+    }
+    const auto ns = [&](std::uint64_t ticks) { return static_cast<double>(ticks) * 1e9 / model.clock_hz; };
+    const ompt::TaskCost cost{ns(model.omp->create), ns(model.omp->create_dep), ns(model.omp->end), ns(model.omp->end_dep)};
+    const std::string figures = ompt::task_cost_text(cost);
+    try {
+      (void)ompt::parse_task_cost(figures);  // what the tool would refuse, refused here
+    } catch (const std::invalid_argument& bad) {
+      throw std::invalid_argument("--cost-model " + model_path + ": its omp.* lines make " + bad.what());
+    }
+    return {figures, "calibration " + model_path};
+  }
+  try {
+    const tools::ProbedTaskCost probed = tools::probe_task_cost();
+    return {ompt::task_cost_text(probed.cost), "measured at start by moirai-omp-task-cost (" + probed.how +
+                                                   "; its whole run took " + tools::number_text(probed.seconds * 1e3, "%.1f") +
+                                                   " ms)"};
+  } catch (const std::runtime_error& error) {
+    std::cerr << "moirai record: warning: libomp's work per task is not known, so the units keep it: " << error.what() << '\n';
+    return {};
+  }
+}
+
 // trace_size is the size of the file the tool was to write (0: none).
 std::uintmax_t trace_size(const std::string& path) {
   std::error_code error;
@@ -248,6 +302,7 @@ int record_command(const std::vector<std::string_view>& args) {
   std::error_code ignored;
   const bool existed = fs::exists(output, ignored);
   OutputTarget target("-o", output, OutputTarget::Kind::file, {program_path, tool});
+  const TaskCostGiven task_cost = task_cost_for(spec.cost_model);
 
   tools::ChildSpec child;
   child.argv = spec.program;
@@ -260,6 +315,10 @@ int record_command(const std::vector<std::string_view>& args) {
                        {"MOIRAI_OMPT_QUIET", "1"},  // moirai says what was written, once
                        {"MOIRAI_OMPT_FIRST_PROGRAM", "1"}};  // a script's later OpenMP programs leave the trace alone
   if (!spec.counters.empty()) child.environment.emplace_back("MOIRAI_OMPT_COUNTERS", spec.counters);
+  if (!task_cost.figures.empty()) {
+    child.environment.emplace_back("MOIRAI_OMPT_TASK_COST", task_cost.figures);
+    child.environment.emplace_back("MOIRAI_OMPT_TASK_COST_SOURCE", task_cost.source);
+  }
   const tools::ChildStatus status = tools::run_child(child);
   if (!status.started) throw std::invalid_argument("cannot run " + program + ": " + status.error);
 

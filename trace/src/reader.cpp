@@ -636,9 +636,15 @@ class Parser {
         }
         case RecordKind::chore: {
           const auto record = take(std::type_identity<ChoreRecord>{});
+          const bool estimated_known = trace_.version >= std::pair<std::uint16_t, std::uint16_t>{3, kEstimatedChoreMinor};
           if (record.chore != static_cast<std::uint16_t>(Chore::wake_up) &&
-              record.chore != static_cast<std::uint16_t>(Chore::vp_shell)) {
-            throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore));
+              record.chore != static_cast<std::uint16_t>(Chore::vp_shell) &&
+              (record.chore != static_cast<std::uint16_t>(Chore::estimated) || !estimated_known)) {
+            throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore) +
+                                       (record.chore == static_cast<std::uint16_t>(Chore::estimated)
+                                            ? " (estimated runtime work is format 3.5; this trace says " +
+                                                  std::to_string(trace_.version.first) + "." + std::to_string(trace_.version.second) + ")"
+                                            : ""));
           }
           if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
           saw_time(here, record.end);

@@ -140,6 +140,7 @@ std::vector<std::pair<std::string, std::string>> TraceRecorder::Impl::closing_li
                                                 : "the program finished the recording");
   // The cores' OS totals are complete only once every core has stopped.
   if (signal == 0) os_closing_lines(lines);
+  estimated_closing_line(lines);
   std::lock_guard<std::mutex> hold(notes_mutex);
   lines.insert(lines.end(), closing_notes.begin(), closing_notes.end());
   return lines;

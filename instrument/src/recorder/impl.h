@@ -112,6 +112,10 @@ struct alignas(64) CoreRecorder {
   OsTaken os_taken;                   // of the unit being built
   bool taken_pending = false;         // `os_taken` belongs to the unit being built
   std::uint64_t declared = 0;         // work the unit being built declared (charge_work)
+  std::uint64_t estimated = 0;        // runtime work estimated at the start of the unit being built
+  // What runtime_work_estimated booked: units, ticks, and units whose work was less than their
+  // estimate (they gave all of it). Only this core writes them; the writer reads them on a signal.
+  std::atomic<std::uint64_t> estimated_units{0}, estimated_ticks{0}, estimated_clamped{0};
   int cpu = -1;                       // the CPU this core's thread ran on at its start
   bool moved = false;                 // ... and it ran elsewhere at its stop (not pinned)
   std::uint64_t thread_cpu_start = 0, thread_cpu_stop = 0, wall_start = 0, wall_stop = 0;
@@ -229,8 +233,11 @@ struct TraceRecorder::Impl {
   void end_if_caught(std::uint64_t end_time);
   [[noreturn]] void end_by_signal(int signal, std::uint64_t end_time);
 
-  // The instrumentation points' helper (instrumentation_points.cpp).
+  // The instrumentation points' helpers (instrumentation_points.cpp).
   std::uint32_t site_id(CoreRecorder& core, const CallSite& site);
+  void book_estimate(CoreId core, CoreRecorder& state, fmt::UnitRecord& record);
+  // estimated_closing_line adds `estimated_runtime_work` when a front-end booked estimates.
+  void estimated_closing_line(std::vector<std::pair<std::string, std::string>>& lines) const;
 };
 
 // append copies one record into the core's buffer; inline, as it was when one file held the

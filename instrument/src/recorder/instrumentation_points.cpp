@@ -4,6 +4,7 @@
 // events) go to the definitions batch once, under a lock.
 #include <sched.h>
 
+#include <algorithm>
 #include <cstdio>
 
 #include "recorder/impl.h"
@@ -57,6 +58,27 @@ void TraceRecorder::assigner_enter(CoreId core) {
 
 void TraceRecorder::assigner_exit(CoreId /*core*/, UnitId /*chosen*/) {}
 
+// book_estimate moves the runtime work estimated at the start of the unit being built out of its
+// work: its begin moves on by the estimate, at most to its end, and an `estimated` chore covers
+// what it gave, inside its decision span. What the OS took stays within the shorter work span.
+void TraceRecorder::Impl::book_estimate(CoreId core, CoreRecorder& state, fmt::UnitRecord& record) {
+  const std::uint64_t estimate = state.estimated;
+  state.estimated = 0;
+  const std::uint64_t work = record.end - record.begin;
+  const std::uint64_t booked = std::min(estimate, work);
+  if (estimate > work) {  // the unit gave all its work
+    state.estimated_clamped.store(state.estimated_clamped.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  }
+  if (booked == 0) return;
+  const fmt::ChoreRecord chore{static_cast<std::uint16_t>(fmt::RecordKind::chore), static_cast<std::uint16_t>(Chore::estimated),
+                               1, record.begin, record.begin + booked};
+  append(core, &chore, sizeof chore);
+  record.begin += booked;
+  if (state.taken_pending) state.os_taken.taken = std::min(state.os_taken.taken, record.end - record.begin);
+  state.estimated_units.store(state.estimated_units.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  state.estimated_ticks.store(state.estimated_ticks.load(std::memory_order_relaxed) + booked, std::memory_order_relaxed);
+}
+
 void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
   Impl& rec = *impl_;
   CoreRecorder& state = rec.cores[core];
@@ -76,6 +98,7 @@ void TraceRecorder::unit_begin(CoreId core, VpId vp, UnitId unit) {
   }
   state.skipping = paused;
   state.declared = 0;
+  state.estimated = 0;
   if (paused) return;
   fmt::UnitRecord& record = unit_of(state);
   record.kind = static_cast<std::uint16_t>(fmt::RecordKind::unit);
@@ -103,6 +126,7 @@ void TraceRecorder::unit_end(CoreId core, VpId /*vp*/, UnitId /*unit*/, Construc
       record.end = state.os.settle(record.end, impl_->now(core), state.os_taken, state.taken_pending);
     }
   }
+  if (state.estimated != 0) rec.book_estimate(core, state, record);
   record.locked = record.end;
   record.ended_by = static_cast<std::uint16_t>(ended_by);
   record.site = rec.site_id(state, site);
@@ -211,6 +235,11 @@ void TraceRecorder::dispatch_end(CoreId core) {
   state.open_since = state.idle_since;  // the next unit's decision began where the idle would have
 }
 
+void TraceRecorder::runtime_work_estimated(CoreId core, std::uint64_t ticks) {
+  std::uint64_t& estimated = impl_->cores[core].estimated;
+  estimated = ticks > UINT64_MAX - estimated ? UINT64_MAX : estimated + ticks;
+}
+
 void TraceRecorder::chore_begin(CoreId core) { impl_->cores[core].chore_since = impl_->now(core); }
 
 void TraceRecorder::chore_end(CoreId core, Chore chore, std::uint32_t cores) {
@@ -290,6 +319,18 @@ std::uint32_t TraceRecorder::Impl::site_id(CoreRecorder& core, const CallSite& s
   core.sites.emplace(key, id);
   slot = {site.file, site.line, id};
   return id;
+}
+
+void TraceRecorder::Impl::estimated_closing_line(std::vector<std::pair<std::string, std::string>>& lines) const {
+  std::uint64_t units = 0, ticks = 0, clamped = 0;
+  for (const CoreRecorder& core : cores) {
+    units += core.estimated_units.load(std::memory_order_relaxed);
+    ticks += core.estimated_ticks.load(std::memory_order_relaxed);
+    clamped += core.estimated_clamped.load(std::memory_order_relaxed);
+  }
+  if (units == 0 && clamped == 0) return;
+  lines.emplace_back("estimated_runtime_work", "units=" + std::to_string(units) + ",ticks=" + std::to_string(ticks) +
+                                                   ",clamped=" + std::to_string(clamped));
 }
 
 }  // namespace moirai::instrument

@@ -74,6 +74,7 @@ Report build_report(const trace::Trace& trace) {
       case LossKind::create: report.overhead.create += e.ticks; break;
       case LossKind::recording: report.overhead.recording += e.ticks; break;
       case LossKind::wake_up: report.overhead.wake_up += e.ticks; break;
+      case LossKind::estimated: report.overhead.estimated += e.ticks; break;
       case LossKind::idle:
       case LossKind::run_end:
       case LossKind::run_start: {
@@ -193,7 +194,8 @@ void print_report(std::ostream& out, const trace::Trace& trace, const Report& re
   out << "\noverhead:  " << fixed(report.overhead_per_work * 100) << "% of work; unit size: " << report.unit_size_verdict << '\n'
       << "  by kind: assigner + switch " << ms(o.decision) << ", communication " << ms(o.communication) << ", lock wait "
       << ms(o.lock_wait) << ", constraint update " << ms(o.constraint_update) << ", create " << ms(o.create)
-      << ", waking cores " << ms(o.wake_up) << ", recording " << ms(o.recording) << '\n'
+      << ", waking cores " << ms(o.wake_up) << ", recording " << ms(o.recording)
+      << (o.estimated != 0 ? ", runtime work (estimated) " + ms(o.estimated) : std::string()) << '\n'
       << "unit sizes (work, ticks): ";
   for (std::size_t k = 0; k < report.unit_size_histogram.size(); ++k) {
     if (report.unit_size_histogram[k]) out << "2^" << k << ":" << report.unit_size_histogram[k] << ' ';
@@ -261,6 +263,8 @@ void print_report_json(std::ostream& out, const trace::Trace& trace, const Repor
                             {"create", seconds(o.create)},
                             {"wake_up", seconds(o.wake_up)},
                             {"recording", seconds(o.recording)}};
+  // Only a trace that books estimated runtime work (an OpenMP run given libomp's cost per task).
+  if (o.estimated != 0) json["overhead_s"]["estimated"] = seconds(o.estimated);
   json["unit_size"] = report.unit_size_verdict;
   Json arcs = Json::object();
   for (const auto& [kind, count] : report.critical_path_arcs) arcs[kind] = count;

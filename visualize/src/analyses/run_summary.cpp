@@ -35,6 +35,7 @@ RunSummary summarize(const trace::Trace& trace) {
     const detail::ChoreIndex::Ticks in = chores.inside(on, begin, end);
     core.wake_ups += in.wake;
     core.vp_shells += in.shell;
+    core.estimated += in.estimated;
     return std::min(in.total(), end - begin);
   };
   for (const trace::Unit& unit : trace.units) {
@@ -56,7 +57,11 @@ RunSummary summarize(const trace::Trace& trace) {
   for (const trace::Trace::ChoreSpan& chore : trace.chores) {
     if (chore.core >= trace.core_count) continue;
     CoreTime& core = summary.cores[chore.core];
-    ++(chore.record.chore == static_cast<std::uint16_t>(Chore::wake_up) ? core.wake_up_count : core.vp_shell_count);
+    switch (static_cast<Chore>(chore.record.chore)) {
+      case Chore::wake_up: ++core.wake_up_count; break;
+      case Chore::vp_shell: ++core.vp_shell_count; break;
+      case Chore::estimated: ++core.estimated_count; break;
+    }
   }
   summary.bytes_per_unit = summary.units ? static_cast<double>(trace.bytes) / static_cast<double>(summary.units) : 0;
   return summary;
@@ -117,12 +122,24 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
     if (c.os_taken != 0) out << ", taken by the OS " << pct(c.os_taken, makespan);
     out << '\n';
   }
-  if (!trace.chores.empty()) {
+  const auto any = [&](std::uint64_t CoreTime::*count) {
+    return std::any_of(s.cores.begin(), s.cores.end(), [count](const CoreTime& c) { return c.*count != 0; });
+  };
+  if (any(&CoreTime::wake_up_count) || any(&CoreTime::vp_shell_count)) {
     out << "chores after the runtime lock (taken out of decide and idle):\n";
     for (std::size_t k = 0; k < s.cores.size(); ++k) {
       const CoreTime& c = s.cores[k];
       out << "  core " << k << ": waking cores " << ms(c.wake_ups) << " ms (" << c.wake_up_count << "), VP shells "
           << ms(c.vp_shells) << " ms (" << c.vp_shell_count << ")\n";
+    }
+  }
+  if (any(&CoreTime::estimated_count)) {
+    const std::string cost = meta(trace, "omp_task_cost");
+    out << "runtime work estimated inside the units (taken out of their work, counted apart from decide"
+        << (cost.empty() ? std::string() : "; omp_task_cost " + cost + ", " + meta(trace, "omp_task_cost_source")) << "):\n";
+    for (std::size_t k = 0; k < s.cores.size(); ++k) {
+      const CoreTime& c = s.cores[k];
+      out << "  core " << k << ": " << ms(c.estimated) << " ms from " << detail::plural(c.estimated_count, "unit") << '\n';
     }
   }
   const OsLoad os = os_load(trace);
@@ -198,6 +215,8 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
                             {"wake_ups", c.wake_up_count},
                             {"vp_shell_s", seconds(c.vp_shells)},
                             {"vp_shells", c.vp_shell_count},
+                            {"estimated_s", seconds(c.estimated)},
+                            {"estimated_units", c.estimated_count},
                             {"work_share", share(c.work)},
                             {"idle_share", share(c.idle)}});
   }

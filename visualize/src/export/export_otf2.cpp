@@ -53,7 +53,7 @@ struct Archive {
 // Segment is one kind of region, in life-line order.
 // The chores come after them: regions of their own, nested in the decision to animate or alone
 // in an idle stretch.
-enum class Segment : std::uint8_t { decision, work, communication, lock_wait, constraint_update, wake_up, vp_shell };
+enum class Segment : std::uint8_t { decision, work, communication, lock_wait, constraint_update, wake_up, vp_shell, estimated };
 
 class Otf2Writer {
  public:
@@ -108,7 +108,7 @@ class Otf2Writer {
       static constexpr const char* kNames[] = {detail::kDecisionSegment,  detail::kWorkSegment,
                                                detail::kCommunicationSegment, detail::kLockWaitSegment,
                                                detail::kConstraintUpdateSegment, chore_name(Chore::wake_up).data(),
-                                               chore_name(Chore::vp_shell).data()};
+                                               chore_name(Chore::vp_shell).data(), chore_name(Chore::estimated).data()};
       const std::string name = kNames[static_cast<int>(segment)];
       RegionDef def{string(own ? name + ": " + model_.ending(r) : name), segment == Segment::work, string(""), 0};
       if (own) {
@@ -163,7 +163,9 @@ class Otf2Writer {
     auto chores = model_.chores(core);
     const auto chores_before = [&](std::uint64_t time) {
       chores.before(time, [&](const trace::ChoreRecord& c) {
-        const Segment segment = c.chore == static_cast<std::uint16_t>(Chore::wake_up) ? Segment::wake_up : Segment::vp_shell;
+        const Segment segment = c.chore == static_cast<std::uint16_t>(Chore::wake_up)     ? Segment::wake_up
+                                : c.chore == static_cast<std::uint16_t>(Chore::estimated) ? Segment::estimated
+                                                                                          : Segment::vp_shell;
         enter(w, c.begin, segment, trace::UnitRecord{});
         leave(w, c.end, segment, trace::UnitRecord{});
       });

@@ -293,6 +293,14 @@ class PerfettoProtoWriter {
   std::uint64_t ending(const trace::UnitRecord& r) {
     return cached(endings_, strings_, (std::uint64_t{r.ended_by} << 32) | r.site, [&] { return model_.ending(r); });
   }
+  // chore_iid is the iid of a chore slice's name; estimated runtime work's is added when first
+  // used, so exports of traces without it keep their iids.
+  std::uint64_t chore_iid(Chore chore) {
+    if (chore == Chore::wake_up) return wake_up_;
+    if (chore == Chore::vp_shell) return vp_shell_;
+    if (estimated_ == 0) estimated_ = names_.add(std::string(chore_name(Chore::estimated)));
+    return estimated_;
+  }
   std::uint64_t user_event_name(std::uint32_t name) {
     return cached(user_event_names_, names_, name, [&] {
       auto found = trace_.user_event_names.find(name);
@@ -314,7 +322,7 @@ class PerfettoProtoWriter {
     const auto chores_before = [&](std::uint64_t time) {
       const std::int64_t limit = time == UINT64_MAX ? INT64_MAX : model_.ns(time);
       chores.before(time, [&](const trace::ChoreRecord& c) {
-        event(kSliceBegin, model_.ns(c.begin), static_cast<Chore>(c.chore) == Chore::wake_up ? wake_up_ : vp_shell_);
+        event(kSliceBegin, model_.ns(c.begin), chore_iid(static_cast<Chore>(c.chore)));
         annotate(kCores, c.cores);
         finish();
         end(std::min(model_.ns(c.end), limit));
@@ -382,7 +390,7 @@ class PerfettoProtoWriter {
   Interned names_{kInternedNames}, categories_{kInternedCategories}, annotation_names_{kInternedAnnotationNames},
       strings_{kInternedStrings};
   std::uint64_t decision_ = 0, work_ = 0, communication_ = 0, lock_wait_ = 0, constraint_update_ = 0, idle_ = 0, wake_up_ = 0,
-                vp_shell_ = 0, unit_category_ = 0, begin_ = 0, end_ = 0;
+                vp_shell_ = 0, estimated_ = 0, unit_category_ = 0, begin_ = 0, end_ = 0;
   std::vector<std::uint64_t> annotation_iids_;
   std::unordered_map<std::uint64_t, std::uint64_t> vp_names_, endings_, user_event_names_;
   std::uint32_t sequence_ = 0;

@@ -22,7 +22,11 @@ ChoreIndex::Ticks ChoreIndex::inside(std::uint32_t core, std::uint64_t begin, st
   for (; it != chores.end() && (*it)->begin < end; ++it) {
     const std::uint64_t lo = std::max((*it)->begin, begin), hi = std::min((*it)->end, end);
     if (hi <= lo) continue;
-    ((*it)->chore == static_cast<std::uint16_t>(Chore::wake_up) ? ticks.wake : ticks.shell) += hi - lo;
+    switch (static_cast<Chore>((*it)->chore)) {
+      case Chore::wake_up: ticks.wake += hi - lo; break;
+      case Chore::estimated: ticks.estimated += hi - lo; break;
+      case Chore::vp_shell: ticks.shell += hi - lo; break;
+    }
   }
   return ticks;
 }

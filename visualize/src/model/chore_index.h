@@ -14,10 +14,10 @@ class ChoreIndex {
  public:
   explicit ChoreIndex(const trace::Trace& trace);
 
-  // Ticks is chore time by chore.
+  // Ticks is chore time by chore; `estimated` is the runtime's work a front-end estimated (3.5).
   struct Ticks {
-    std::uint64_t wake = 0, shell = 0;
-    std::uint64_t total() const { return wake + shell; }
+    std::uint64_t wake = 0, shell = 0, estimated = 0;
+    std::uint64_t total() const { return wake + shell + estimated; }
   };
   // inside is the chore time of `core` inside [begin, end).
   Ticks inside(std::uint32_t core, std::uint64_t begin, std::uint64_t end) const;

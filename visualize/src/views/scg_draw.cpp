@@ -31,6 +31,9 @@ constexpr OverheadKind kCreate{"create meta-unit", "rosybrown"};
 // Chores after the lock, inside the decision span: drawn after the assigner, before the work.
 constexpr OverheadKind kWake{"waking cores (a chore after the lock)", "deeppink"};
 constexpr OverheadKind kShell{"VP shell for the next creation (a chore after the lock)", "rosybrown"};
+// The runtime's work a front-end estimated inside the unit (libomp's per task), at the end of the
+// decision span: a grey of the runtime's own.
+constexpr OverheadKind kEstimated{"the runtime's work inside the unit, estimated", "grey55"};
 // Not overhead: time inside a work span when the core's thread did not run. Its own colour, so
 // a preempted unit is not read as a long one.
 constexpr OverheadKind kTaken{"taken by the OS", "#ffd700c0"};  // gold, the label shows through
@@ -94,6 +97,7 @@ std::string block_tooltip(const ScgLayout& layout, const trace::Trace& trace, co
                      ", decide " + std::to_string(block.decide_ticks) +
                      (block.wake_ticks ? ", waking cores " + std::to_string(block.wake_ticks) : std::string()) +
                      (block.shell_ticks ? ", VP shell " + std::to_string(block.shell_ticks) : std::string()) +
+                     (block.estimated_ticks ? ", runtime work (estimated) " + std::to_string(block.estimated_ticks) : std::string()) +
                      ", communicate " + std::to_string(r.handler - r.end) + " (lock " + std::to_string(block.lock_ticks) +
                      "), " + (block.created ? "create " : "update ") + std::to_string(block.update_ticks);
   for (std::size_t i = 0; i < block.first->counters.size() && i < trace.counters.size(); ++i) {
@@ -159,7 +163,8 @@ struct ScgDrawing {
       const double per_tick = block.height / static_cast<double>(block.ticks);
       double top = block.y;
       for (const auto& [ticks, kind] : {std::pair{block.decide_ticks, &kDecide}, std::pair{block.wake_ticks, &kWake},
-                                        std::pair{block.shell_ticks, &kShell}, std::pair<std::uint64_t, const OverheadKind*>{block.work_ticks, nullptr},
+                                        std::pair{block.shell_ticks, &kShell}, std::pair{block.estimated_ticks, &kEstimated},
+                                        std::pair<std::uint64_t, const OverheadKind*>{block.work_ticks, nullptr},
                                         std::pair{block.lock_ticks, &kLock}, std::pair{block.communicate_ticks, &kCommunicate},
                                         std::pair{block.update_ticks, block.created ? &kCreate : &kUpdate}}) {
         const double h = static_cast<double>(ticks) * per_tick;
@@ -171,7 +176,9 @@ struct ScgDrawing {
       // The trace says how much of the work span the OS took, not when: drawn at the span's end.
       const double per_tick = block.height / static_cast<double>(block.ticks);
       const double work_end =
-          block.y + static_cast<double>(block.decide_ticks + block.wake_ticks + block.shell_ticks + block.work_ticks) * per_tick;
+          block.y +
+          static_cast<double>(block.decide_ticks + block.wake_ticks + block.shell_ticks + block.estimated_ticks + block.work_ticks) *
+              per_tick;
       const double h = static_cast<double>(block.taken_ticks) * per_tick;
       overlay(block, tooltip, work_end - h, h, kTaken);
     }
@@ -280,6 +287,7 @@ struct ScgDrawing {
         row(kWake);
         row(kShell);
       }
+      if (layout.estimated_any) row(kEstimated);
     } else {
       legend += "<tr><td bgcolor='grey70'> </td><td align='left'>runtime overhead of a unit</td></tr>";
     }

@@ -252,6 +252,7 @@ void add_unit(ScgBlock& block, const trace::Unit& unit, std::uint64_t decide, co
   block.decide_ticks += decide;
   block.wake_ticks += chores.wake;
   block.shell_ticks += chores.shell;
+  block.estimated_ticks += chores.estimated;
   block.lock_ticks += r.locked - r.end;
   block.communicate_ticks += r.handler - r.locked;
   block.update_ticks += r.handler_end - r.handler;
@@ -281,7 +282,8 @@ Placed place_blocks(ScgLayout& layout, const trace::Trace& trace, const ScgOptio
       const double height = window.y_of(r.handler_end) - y;
       const detail::ChoreIndex::Ticks chores = chore_index.inside(core, r.assign, r.begin);
       const std::uint64_t decide = r.begin - r.assign - std::min(chores.total(), r.begin - r.assign);
-      if (chores.total() > 0) layout.chores_any = true;
+      if (chores.wake + chores.shell > 0) layout.chores_any = true;
+      if (chores.estimated > 0) layout.estimated_any = true;
       const double rate = misses.rate(*unit);
       if (rate >= 0) {
         rate_min = std::min(rate_min, rate);

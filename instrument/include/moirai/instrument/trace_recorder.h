@@ -77,6 +77,13 @@ class TraceRecorder final : public RuntimeObserver {
   // unit's decision to animate, not as idle. A front-end that learns it only when the unit starts
   // calls it instead of idle_end.
   void dispatch_end(CoreId core);
+  // runtime_work_estimated says that the unit open on `core` began with `ticks` of the runtime's
+  // own work that no event bounds: a front-end's estimate (libomp queueing a task after OMPT's
+  // callback returned, which the unit would count as work). Calls add up; at the unit's end that
+  // much of its work, never more than all of it, moves into its decision span, marked by an
+  // `estimated` chore (trace format 3.5), and the closing chunk's `estimated_runtime_work` says
+  // how much was booked and how many units had less work than their estimate.
+  void runtime_work_estimated(CoreId core, std::uint64_t ticks);
 
   void use_time_source(const TimeSource& time) override;
   void language_names_domains() override;

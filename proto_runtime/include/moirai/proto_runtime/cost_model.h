@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -49,6 +50,16 @@ struct CostModel {
   std::map<std::string, std::uint64_t, std::less<>> handlers;  // per construct display name
 
   WorkModel work;  // how declared work becomes virtual time
+
+  // OpenMpTasks is LLVM's libomp's work per empty task on the calibrated machine, in ticks:
+  // creating one, and running it to its completion, each without and with a depend clause.
+  struct OpenMpTasks {
+    std::uint64_t create = 0, create_dep = 0, end = 0, end_dep = 0;
+  };
+  // omp holds the `omp.*` lines (all four or none), which moirai-calibrate measures with
+  // moirai-omp-task-cost. The simulated machine does not use them: `moirai record --cost-model`
+  // hands them to the OpenMP tool, which books them in OpenMP traces as estimated runtime work.
+  std::optional<OpenMpTasks> omp;
 
   // handler_cost is what the handler of the construct named `construct` costs.
   std::uint64_t handler_cost(std::string_view construct) const;

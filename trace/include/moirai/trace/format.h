@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 3.4 (readers also read versions 1 and 2, and 3.0 to 3.3). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.5 (readers also read versions 1 and 2, and 3.0 to 3.4). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -18,9 +18,12 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 4;  // 3.1: declared_work records; 3.2: chore records;
+inline constexpr std::uint16_t kVersionMinor = 5;  // 3.1: declared_work records; 3.2: chore records;
                                                    // 3.3: the checksum covers the chunk's core;
-                                                   // 3.4: lock domains (definitions, handoffs)
+                                                   // 3.4: lock domains (definitions, handoffs);
+                                                   // 3.5: the `estimated` chore
+// kEstimatedChoreMinor is the first 3.x whose chore records may be estimated runtime work.
+inline constexpr std::uint16_t kEstimatedChoreMinor = 5;
 // kChunkHeaderChecksumMinor is the first 3.x whose chunk checksum covers the header's type, core
 // and payload size as well as the payload.
 inline constexpr std::uint16_t kChunkHeaderChecksumMinor = 3;
@@ -188,11 +191,13 @@ static_assert(sizeof(DeclaredWorkRecord) == 24);
 
 // ChoreRecord is a chore span on the core that did it. It lies inside the core's decision span or
 // idle span, which it does not split: the views take it out of them. A chore that took no time
-// (as on a simulated machine, whose waker pays nothing) is not recorded.
+// (as on a simulated machine, whose waker pays nothing) is not recorded. An `estimated` chore
+// (3.5) is the runtime's work a front-end estimated at the start of the unit recorded after it:
+// the unit's begin was moved past it, so it lies at the end of that unit's decision span.
 struct ChoreRecord {
   std::uint16_t kind;   // RecordKind::chore
   std::uint16_t chore;  // Chore
-  std::uint32_t cores;  // wake_up: the cores woken; vp_shell: 1
+  std::uint32_t cores;  // wake_up: the cores woken; vp_shell, estimated: 1
   std::uint64_t begin;
   std::uint64_t end;
 };

@@ -22,6 +22,7 @@ const char* loss_kind_name(LossKind kind) {
     case LossKind::unrecorded: return "not recorded";
     case LossKind::recording: return "recording (the probe)";
     case LossKind::wake_up: return "waking cores";
+    case LossKind::estimated: return "runtime work (estimated)";
   }
   return "?";
 }
@@ -38,7 +39,8 @@ std::uint64_t per_unit_overhead(const std::vector<LossEntry>& entries) {
 
 bool is_overhead(LossKind kind) {
   return kind == LossKind::decision || kind == LossKind::communication || kind == LossKind::lock_wait ||
-         kind == LossKind::constraint_update || kind == LossKind::create || kind == LossKind::wake_up;
+         kind == LossKind::constraint_update || kind == LossKind::create || kind == LossKind::wake_up ||
+         kind == LossKind::estimated;
 }
 
 std::string Analysis::site_of(std::uint32_t index) const {
@@ -132,12 +134,14 @@ std::uint64_t waits_inside(const std::vector<Interval>& waits, std::uint64_t beg
 }
 
 // take_chores books the chores of `core` inside [begin, end) (chore_index.h) in `totals`, a
-// wake-up as waking cores, a VP shell as creation, and returns their sum.
+// wake-up as waking cores, a VP shell as creation, estimated runtime work as its own kind, and
+// returns their sum.
 std::uint64_t take_chores(const detail::ChoreIndex& chores, std::uint32_t core, std::uint64_t begin, std::uint64_t end,
                           std::uint64_t* totals) {
   const detail::ChoreIndex::Ticks in = chores.inside(core, begin, end);
   totals[static_cast<int>(LossKind::wake_up)] += in.wake;
   totals[static_cast<int>(LossKind::create)] += in.shell;
+  totals[static_cast<int>(LossKind::estimated)] += in.estimated;
   return in.total();
 }
 

@@ -36,8 +36,9 @@ enum class LossKind : std::uint8_t {
   unrecorded,         // paused recording, writer waits and other gaps between records
   recording,          // the probe's own cost: units x the trace's measured cost per unit
   wake_up,            // waking the cores this core made work for (a chore after the lock)
+  estimated,          // the runtime's work a front-end estimated inside the units (format 3.5)
 };
-inline constexpr std::size_t kLossKinds = 12;
+inline constexpr std::size_t kLossKinds = 13;
 const char* loss_kind_name(LossKind kind);
 bool is_overhead(LossKind kind);
 

@@ -70,7 +70,10 @@ struct OverheadByKind {
   std::uint64_t create = 0;         // create meta-unit: handlers of VP creation, and making VP shells
   std::uint64_t recording = 0;      // the probe's own cost (units x its measured cost per unit), taken out of decision
   std::uint64_t wake_up = 0;        // waking the cores given work (chores), taken out of decision and idle
-  std::uint64_t total() const { return decision + communication + lock_wait + constraint_update + create + recording + wake_up; }
+  std::uint64_t estimated = 0;      // the runtime's work estimated inside units (format 3.5), taken out of their work
+  std::uint64_t total() const {
+    return decision + communication + lock_wait + constraint_update + create + recording + wake_up + estimated;
+  }
 };
 
 // Report holds every number `moirai report` prints.

@@ -26,10 +26,13 @@ struct CoreTime {
   // the VP shell of the core's next creation; their time and how many.
   std::uint64_t wake_ups = 0, vp_shells = 0;
   std::uint64_t wake_up_count = 0, vp_shell_count = 0;
+  // The runtime's work a front-end estimated and took out of the units' work (format 3.5: the
+  // OpenMP tool's libomp work per task), taken out of decision; its time and how many units gave it.
+  std::uint64_t estimated = 0, estimated_count = 0;
   // overhead is the runtime's share of the core's time (lock wait inside communication).
-  std::uint64_t overhead() const { return decision + communication + constraint_update + wake_ups + vp_shells; }
+  std::uint64_t overhead() const { return decision + communication + constraint_update + wake_ups + vp_shells + estimated; }
   std::uint64_t total() const {
-    return work + os_taken + communication + constraint_update + decision + idle + wake_ups + vp_shells;
+    return work + os_taken + communication + constraint_update + decision + idle + wake_ups + vp_shells + estimated;
   }
 };
 

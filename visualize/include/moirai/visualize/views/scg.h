@@ -42,6 +42,9 @@ struct ScgBlock {
   // The chores inside the decision span (trace format 3.2), taken out of decide_ticks: waking the
   // cores this core made work for, and making its next creation's VP shell.
   std::uint64_t wake_ticks = 0, shell_ticks = 0;
+  // The runtime's work a front-end estimated at the unit's start (format 3.5), at the end of the
+  // decision span, taken out of decide_ticks.
+  std::uint64_t estimated_ticks = 0;
   bool created = false;          // the unit ended by creating a VP
   bool critical = false;         // holds a unit of the critical path (ScgOptions::critical_path)
   double miss_rate = -1;         // cache misses per instruction (or per work tick), -1 = unknown
@@ -70,7 +73,8 @@ struct ScgLayout {
   std::vector<ScgArc> arcs;
   bool merged_any = false;
   bool taken_any = false;                  // some block's work span lost time to the OS
-  bool chores_any = false;                 // some block's decision span holds a chore
+  bool chores_any = false;                 // some block's decision span holds a wake-up or VP shell
+  bool estimated_any = false;              // ... or estimated runtime work
   bool overhead_detail = false;
   std::string miss_counter;                // the counter behind the work colour; empty = none
   std::string miss_denominator;            // "instruction" or "work tick"
