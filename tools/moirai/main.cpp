@@ -142,6 +142,16 @@ struct Command {
       throw BadInput("one trace at a time ('" + trace + "' and '" + extra + "')");
     }
     if (trace.empty()) throw BadInput("no trace file given");
+    // An option given an empty value (--cores '') would read as one not given, and
+    // the command would quietly do its default: the value is refused instead.
+    for (const CLI::Option* option : cli.get_options()) {
+      if (!option->nonpositional() || option->get_items_expected_max() == 0 || option->count() == 0) continue;
+      const std::vector<std::string>& given = option->results();
+      if (std::any_of(given.begin(), given.end(), [](const std::string& value) { return value.empty(); })) {
+        throw BadInput(option->get_name() + ": an empty " + option->get_type_name() +
+                       " (leave the option out for its default)");
+      }
+    }
     return true;
   }
 };
