@@ -11,6 +11,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iterator>
 #include <string>
 #include <thread>
@@ -265,6 +266,137 @@ TEST(TraceIntegrity, ManyBrokenPartsMakeTheTraceUnsound) {
   const std::string message = refused_with(path);
   std::remove(path.c_str());
   EXPECT_NE(message.find("more than 100 parts of the trace are inconsistent"), std::string::npos) << message;
+}
+
+// --- The end chunk's totals -----------------------------------------------------------------
+
+// without_chunk is `bytes` without its chunk `gone`, every later chunk renumbered: what is left
+// reads chunk by chunk (the sequence is not under the checksum), as a chunk lost whole would.
+Bytes without_chunk(const Bytes& bytes, std::size_t gone) {
+  const std::vector<Chunk> chunks = chunks_of(bytes);
+  const std::size_t from = chunks[gone].at, to = from + sizeof(trace::ChunkHeader) + chunks[gone].header.payload_size;
+  Bytes rest(bytes.begin(), bytes.begin() + static_cast<std::ptrdiff_t>(from));
+  rest.insert(rest.end(), bytes.begin() + static_cast<std::ptrdiff_t>(to), bytes.end());
+  std::vector<Chunk> now = chunks_of(rest);
+  for (std::size_t i = gone; i < now.size(); ++i) {
+    now[i].header.sequence = i;
+    store_header(rest, now[i]);
+  }
+  return rest;
+}
+
+// with_end is `bytes` with its end chunk's totals set by `edit`, its checksum made to match.
+Bytes with_end(Bytes bytes, const std::function<void(trace::EndPayload&)>& edit) {
+  Chunk end = chunks_of(bytes).back();
+  EXPECT_EQ(end.header.type, static_cast<std::uint16_t>(trace::ChunkType::end));
+  trace::EndPayload totals{};
+  unsigned char* payload = bytes.data() + end.at + sizeof(trace::ChunkHeader);
+  std::memcpy(&totals, payload, sizeof totals);
+  edit(totals);
+  std::memcpy(payload, &totals, sizeof totals);
+  end.header.payload_crc32 = checksum_as(bytes, end, trace::kVersionMinor);
+  store_header(bytes, end);
+  return bytes;
+}
+
+std::string refused_bytes(const Bytes& bytes) {
+  try {
+    read_bytes(bytes);
+  } catch (const trace::TraceError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "the trace was read, but must be refused";
+  return "";
+}
+
+TEST(TraceIntegrity, ACompleteTraceMissingOneCoresEventsChunkIsRefusedNamingTheCoreAndBothCounts) {
+  const std::string path = temp_path("missing_chunk");
+  write_two_cores(path);
+  const Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  const std::vector<Chunk> chunks = chunks_of(bytes);
+  std::size_t core1 = 0;
+  while (chunks[core1].header.type != static_cast<std::uint16_t>(trace::ChunkType::events) || chunks[core1].header.core != 1) {
+    ++core1;
+  }
+  const Bytes lost = without_chunk(bytes, core1);
+  const std::string message = refused_bytes(lost);
+  EXPECT_NE(message.find("(end): the end chunk disagrees with the trace"), std::string::npos) << message;
+  EXPECT_NE(message.find("it counts 6 records, the trace holds 3 (core 1 holds none: its events are missing)"),
+            std::string::npos)
+      << message;
+  EXPECT_NE(message.find("it counts " + std::to_string(chunks.size() - 1) + " chunks before it, the file holds " +
+                         std::to_string(chunks.size() - 2)),
+            std::string::npos)
+      << message;
+  // A stopped run's trace, cut before its end chunk, is not held to one: it reads as cut.
+  const Bytes cut(lost.begin(), lost.begin() + static_cast<std::ptrdiff_t>(chunks_of(lost).back().at));
+  const trace::Trace t = read_bytes(cut);
+  EXPECT_FALSE(t.complete);
+  EXPECT_EQ(t.units.size(), 2u);
+}
+
+TEST(TraceIntegrity, EndChunkTotalsTheFormatForbidsAreRefused) {
+  const std::string path = temp_path("end_totals");
+  write_two_cores(path);
+  const Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  EXPECT_NO_THROW(read_bytes(with_end(bytes, [](trace::EndPayload&) {})));
+  const std::string records = refused_bytes(with_end(bytes, [](trace::EndPayload& e) { e.records = 1ull << 63; }));
+  EXPECT_NE(records.find("it counts 9223372036854775808 records, the trace holds 6"), std::string::npos) << records;
+  const std::string dropped = refused_bytes(with_end(bytes, [](trace::EndPayload& e) { e.dropped = 1ull << 63; }));
+  EXPECT_NE(dropped.find("it says 9223372036854775808 records were dropped, where the format allows none"), std::string::npos)
+      << dropped;
+  const std::string waits = refused_bytes(with_end(bytes, [](trace::EndPayload& e) { e.writer_waits = UINT64_MAX; }));
+  EXPECT_NE(waits.find("it counts 18446744073709551615 writer waits, the trace holds 0 writer-wait records of 6 records"),
+            std::string::npos)
+      << waits;
+  // All three at once: each is named, in one message.
+  const std::string all = refused_bytes(with_end(bytes, [](trace::EndPayload& e) {
+    e.records = 1ull << 63;
+    e.dropped = 1ull << 63;
+    e.writer_waits = UINT64_MAX;
+  }));
+  for (const char* part : {"records, the trace holds", "were dropped", "writer waits"}) {
+    EXPECT_NE(all.find(part), std::string::npos) << all;
+  }
+}
+
+// A real-clock trace whose run began 26 minutes of ticks after tick 0 (start_ticks), and one unit
+// claiming to begin at tick 0: it would stretch the makespan to 26 minutes.
+TEST(TraceIntegrity, AUnitBeforeTheRunsStartIsLeftOutWithAWarning) {
+  constexpr std::uint64_t kStart = 26ull * 60 * 1'000'000'000;  // 26 minutes at 1 GHz
+  trace::BuilderOptions options;
+  options.cores = 2;
+  options.clock_source = "tsc";
+  options.metadata = {{"start_ticks", std::to_string(kStart)}};
+  test_support::TraceBuilder out(options);
+  out.idle(0, 5, 50);
+  out.unit(0, 1, 1, kStart + 100, kStart + 110, kStart + 200, kStart + 220, 0, 0);
+  out.unit(1, 2, 2, 0, 10, 90, 100, 0, 0);
+  out.unit(1, 3, 2, kStart + 100, kStart + 105, kStart + 150, kStart + 160, 0, 0);
+  const std::string path = temp_path("before_start");
+  out.write(path);
+  const trace::Trace t = trace::read_trace(path);
+  std::remove(path.c_str());
+  ASSERT_EQ(t.units.size(), 2u);
+  EXPECT_EQ(t.units[0].record.unit, 1u);
+  EXPECT_EQ(t.units[1].record.unit, 3u);
+  EXPECT_TRUE(t.idle.empty());
+  EXPECT_EQ(t.integrity.units_left_out, 1u);
+  EXPECT_EQ(t.integrity.spans_left_out, 1u);
+  ASSERT_EQ(t.integrity.warnings.size(), 2u);
+  EXPECT_NE(t.integrity.warnings[1].find("(events of core 1)): unit 2 begins at tick 0, 1560 s before the run's start "
+                                         "(start_ticks 1560000000000): no record precedes the recording; left out"),
+            std::string::npos)
+      << t.integrity.warnings[1];
+  EXPECT_NE(t.integrity.warnings[0].find("an idle span begins at tick 5"), std::string::npos) << t.integrity.warnings[0];
+  // A start that is no clock reading is refused.
+  options.metadata = {{"start_ticks", "soon"}};
+  test_support::TraceBuilder(options).write(path);
+  const std::string message = refused_with(path);
+  std::remove(path.c_str());
+  EXPECT_NE(message.find("metadata 'start_ticks' is not a clock reading: soon"), std::string::npos) << message;
 }
 
 // --- Bounded input --------------------------------------------------------------------------

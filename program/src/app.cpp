@@ -28,7 +28,7 @@ int App::main(int argc, const char* const* argv, const std::function<int()>& bod
     std::cerr << flags_.app() << ": error: out of memory: " << error.what() << '\n';
     return 1;
   }
-  return run_app(flags_.app(), [&] {
+  const int exit_code = run_app(flags_.app(), [&] {
     // Inside run_app: a trace file that cannot be written is bad input (exit 2).
     observer_ = recording_.start(argc, argv, std::cerr, machine_.simulated());
     started_ = true;
@@ -36,6 +36,13 @@ int App::main(int argc, const char* const* argv, const std::function<int()>& bod
     finish();
     return code;
   });
+  if (started_ && !finished_) {
+    // The body failed (out of memory, a deadlock, a failed VP; said above): its trace is finished
+    // now that the run has unwound and given back its memory, and holds the run until then.
+    finished_ = true;
+    recording_.finish_failed(std::cerr);
+  }
+  return exit_code;
 }
 
 }  // namespace moirai::program

@@ -28,6 +28,17 @@ bool stdout_failed() {
   return std::fflush(stdout) != 0 || std::ferror(stdout) != 0 || !std::cout;
 }
 
+// out_of_memory says whether `cause` (a failed VP's) is std::bad_alloc.
+bool out_of_memory(const std::exception_ptr& cause) {
+  try {
+    if (cause) std::rethrow_exception(cause);
+  } catch (const std::bad_alloc&) {
+    return true;
+  } catch (...) {
+  }
+  return false;
+}
+
 }  // namespace
 
 int run_app(std::string_view app, const std::function<int()>& body) noexcept {
@@ -47,7 +58,7 @@ int run_app(std::string_view app, const std::function<int()>& body) noexcept {
       // The message already starts with "deadlock:" and lists every blocked VP and call site.
       return report(app, "error", error, 1);
     } catch (const proto::VpFailure& error) {
-      return report(app, "error", error, 1);
+      return report(app, out_of_memory(error.cause()) ? "error: out of memory" : "error", error, 1);
     } catch (const proto::UsageError& error) {
       return report(app, "error: SSR API misuse", error, 1);
     } catch (const std::bad_alloc& error) {

@@ -139,14 +139,35 @@ instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv,
   return sinks_->profile ? &sinks_->profile->observer() : nullptr;
 }
 
+namespace {
+
+// written says what a trace holds: "(N records, N chunks, N bytes, N dropped)".
+std::string written(const instrument::RecorderStats& stats) {
+  return "(" + std::to_string(stats.records) + " records, " + std::to_string(stats.chunks) + " chunks, " +
+         std::to_string(stats.bytes) + " bytes, " + std::to_string(stats.dropped) + " dropped)";
+}
+
+}  // namespace
+
 void Recording::finish(std::ostream& out) {
   if (sinks_->trace) {
     const instrument::RecorderStats stats = sinks_->trace->finish();
     out << "trace: " << trace_path_ << (stats.stopped.empty() ? "" : " INCOMPLETE, the recording stopped: " + stats.stopped)
-        << " (" << stats.records << " records, " << stats.chunks << " chunks, " << stats.bytes << " bytes, "
-        << stats.dropped << " dropped)\n";
+        << " " << written(stats) << "\n";
   }
   if (sinks_->profile) sinks_->profile->print(out);
+}
+
+void Recording::finish_failed(std::ostream& log) noexcept {
+  if (!sinks_->trace) return;
+  try {
+    const instrument::RecorderStats stats = sinks_->trace->finish();
+    log << "trace: " << trace_path_ << " holds the run until it failed"
+        << (stats.stopped.empty() ? "" : " (INCOMPLETE, the recording stopped: " + stats.stopped + ")") << " "
+        << written(stats) << '\n';
+  } catch (...) {
+    // The recorder's destructor makes the last attempt; the trace reads as cut if it fails too.
+  }
 }
 
 }  // namespace moirai::program

@@ -21,7 +21,8 @@ namespace moirai::proto::detail {
 // ran the VP's last unit, outside the runtime lock, hence the mutex (uncontended in practice).
 class StackPool {
  public:
-  explicit StackPool(std::size_t size) : size_(size) {}
+  // (The room for kKept stacks is taken now: give, which must not fail, then never allocates.)
+  explicit StackPool(std::size_t size) : size_(size) { kept_.reserve(kKept); }
 
   // shared is the process's pool for stacks of `size` bytes: the runs of one process share it, so
   // a program (or a test, or a benchmark) that runs more than once maps its stacks once, not per

@@ -10,7 +10,9 @@
 #include <cstring>
 #include <exception>
 #include <mutex>
+#include <stdexcept>
 #include <string>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -168,14 +170,30 @@ void RealMachine::Impl::core_loop(CoreScheduler& scheduler, CoreId core) {
 }
 
 void RealMachine::drive(CoreScheduler& scheduler) {
+  // Every core's thread starts before any core steps: a run missing a core (the system refused
+  // its thread: no memory for its stack) would wait for it forever, so then none steps, the ones
+  // started are joined, and the run fails before it began.
+  std::atomic<int> gate{0};  // 0 wait, 1 go, 2 give up
   std::vector<std::thread> threads;
   threads.reserve(impl_->cores);
-  for (std::size_t k = 0; k < impl_->cores; ++k) {
-    threads.emplace_back([this, &scheduler, k] {
-      impl_->core_loop(scheduler, static_cast<CoreId>(k));
-    });
+  std::exception_ptr refused;
+  for (std::size_t k = 0; k < impl_->cores && !refused; ++k) {
+    try {
+      threads.emplace_back([this, &scheduler, &gate, k] {
+        gate.wait(0, std::memory_order_acquire);
+        if (gate.load(std::memory_order_acquire) == 1) impl_->core_loop(scheduler, static_cast<CoreId>(k));
+      });
+    } catch (const std::system_error& error) {
+      refused = std::make_exception_ptr(std::runtime_error("cannot start the thread of core " + std::to_string(k) +
+                                                           ": " + error.what() + " (out of memory, or of threads)"));
+    } catch (...) {
+      refused = std::current_exception();
+    }
   }
+  gate.store(refused ? 2 : 1, std::memory_order_release);
+  gate.notify_all();
   for (std::thread& thread : threads) thread.join();
+  if (refused) std::rethrow_exception(refused);
 }
 
 }  // namespace moirai::proto

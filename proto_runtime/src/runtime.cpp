@@ -90,7 +90,12 @@ struct Runtime::Impl final : detail::VpHost {
         observer(m.observe(c.observer)), core_count(m.core_count()), direct(!m.returns_after_each_unit()),
         domains(l.names_domains()),
         cores(m.core_count() + 1), stacks(detail::StackPool::shared(c.default_stack_size)) {
-    for (std::size_t k = 0; k < cores.size(); ++k) cores[k].home.core = static_cast<CoreId>(k);
+    for (std::size_t k = 0; k < cores.size(); ++k) {
+      cores[k].home.core = static_cast<CoreId>(k);
+      // Room for every core (and kAnyCore) now: the stop's announcement must not allocate.
+      cores[k].to_wake.reserve(cores.size());
+      cores[k].handed_to.reserve(cores.size());
+    }
   }
 
   // Read-mostly: fixed before the run starts. The groups below start on cache lines of their own,
@@ -147,6 +152,39 @@ struct Runtime::Impl final : detail::VpHost {
     }
     stopping.store(true, std::memory_order_relaxed);
   }
+  // announce_stop marks `core` as the one whose handler stopped the run: once it released the
+  // lock it wakes every core, so that parked cores see the stop. It allocates nothing (to_wake has
+  // room for every core), as it may run when memory ran out.
+  void announce_stop(CoreId core) noexcept {
+    CoreState& here = cores[core];
+    here.stopped = true;
+    if (here.to_wake.size() < here.to_wake.capacity()) {
+      here.to_wake.push_back(kAnyCore);
+    } else {
+      here.to_wake.back() = kAnyCore;  // (kAnyCore wakes them all: the one it replaces too)
+    }
+    // A VP handed to a core that has not started it yet stays suspended, to be unwound with
+    // the rest, as if it had still been queued.
+    for (CoreState& other : cores) other.handed.store(nullptr, std::memory_order_relaxed);
+  }
+  // stop_under_lock stops the run with `error`, thrown under the lock outside a language handler
+  // (out of memory as a vector grew): the run cannot go on consistently, and the exception must
+  // not reach the VP, whose next construct would wait for the lock its own core still holds.
+  void stop_under_lock(CoreId core, std::exception_ptr error) noexcept {
+    fail_with(std::move(error));
+    cores[core].serving = nullptr;
+    if (!cores[core].stopped) announce_stop(core);
+  }
+  // fail_vp stops the run with `vp`'s failure, caused by `cause`. Naming the VP takes memory:
+  // when none is left (the VP most likely failed for want of it too), the cause stops the run as
+  // it is, rather than a std::bad_alloc escaping on a core, where it would end the process.
+  void fail_vp(VirtualProcessor& vp, std::exception_ptr cause) noexcept {
+    try {
+      fail_with(std::make_exception_ptr(VpFailure(vp.id(), vp.name(), vp.created_at(), cause)));
+    } catch (const std::bad_alloc&) {
+      fail_with(std::move(cause));
+    }
+  }
 
   // VpHost
   void arrived(ExecContext& self, ctx::fiber&& from) override;
@@ -162,7 +200,7 @@ struct Runtime::Impl final : detail::VpHost {
   }
 
   void acquire(CoreId core);
-  void waited_for(CoreId core, LockDomain key, CoreId holder);
+  void waited_for(CoreId core, LockDomain key, CoreId holder) noexcept;
   // take and next_after_unit are on every construct's path: GCC stopped inlining them once take
   // counted for the core that calls it (callgrind: 108 more instructions per SSR round trip).
   [[gnu::always_inline]] VirtualProcessor* take(CoreId core, CoreId by);
@@ -270,9 +308,16 @@ void Runtime::Impl::acquire(CoreId core) {
 // waited_for reports that `core` waited for domain `key` until `holder` released it; the first
 // time this core waits for a domain, the language names it (the core holds the domain now, so
 // what the name reads cannot change meanwhile).
-void Runtime::Impl::waited_for(CoreId core, LockDomain key, CoreId holder) {
-  if (key != kWholeLanguage && cores[core].named_domains.insert(key).second) {
-    observer->lock_domain_named(core, key, language.describe_domain(key));
+void Runtime::Impl::waited_for(CoreId core, LockDomain key, CoreId holder) noexcept {
+  try {
+    if (key != kWholeLanguage && cores[core].named_domains.insert(key).second) {
+      observer->lock_domain_named(core, key, language.describe_domain(key));
+    }
+  } catch (...) {
+    // Naming it took memory there was none of: the run stops, and this core's waits on the
+    // domain are recorded without its name. (It runs while the core takes its domains: nothing
+    // may leave that half done.)
+    fail_with(std::current_exception());
   }
   observer->lock_wait_end(core, holder, key);
 }
@@ -410,9 +455,15 @@ inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& 
   if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), kind, site);
   if (!domains) {
     acquire(core);
-    finish_unit(core, vp);
-    VirtualProcessor* next = next_after_unit(core);
-    if (direct && !cores[core].to_wake.empty()) hand_over(core);
+    VirtualProcessor* next = nullptr;
+    try {
+      finish_unit(core, vp);
+      next = next_after_unit(core);
+      if (direct && !cores[core].to_wake.empty()) hand_over(core);
+    } catch (...) {
+      stop_under_lock(core, std::current_exception());
+      next = nullptr;  // the VPs still queued are unwound with the rest
+    }
     lock.unlock();
     return next;
   }
@@ -423,8 +474,7 @@ inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& 
     set = language.domains(request);
   } catch (...) {
     // A plugin bug: the handler still runs, alone, and the run stops with the error.
-    fail_with(std::make_exception_ptr(
-        VpFailure(vp.id(), vp.name(), vp.created_at(), std::current_exception())));
+    fail_vp(vp, std::current_exception());
   }
   if (kRecording && observer) {
     std::array<LockDomain, LockDomains::kMax> keys{};
@@ -440,9 +490,18 @@ inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& 
       [&](LockDomain key, CoreId holder) {
         if (kRecording && observer) waited_for(core, key, holder);
       });
-  finish_unit(core, vp);
+  try {
+    finish_unit(core, vp);
+  } catch (...) {
+    stop_under_lock(core, std::current_exception());
+  }
   domain_locks.release(held);
-  return next_after_unit(core);
+  try {
+    return next_after_unit(core);
+  } catch (...) {
+    fail_with(std::current_exception());  // the assigner ran out of memory: the core goes home and stops
+    return nullptr;
+  }
 }
 
 // leave runs on `vp`'s stack: the unit ended with a construct call.
@@ -524,22 +583,20 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   CoreState& here = cores[core];
   here.serving = &vp;
   here.requeued = false;
+  // A VP that failed stops the run before its end is handled: a partner its end frees with an
+  // error of its own (a sender whose receiver ended) may fail on another core at once, and the
+  // run reports the first failure, which must be the cause.
+  if (vp.finished_ && vp.error_) fail_vp(vp, vp.error_);
   try {
     language.handle(request, services);
   } catch (...) {
     // A handler that throws is a bug in the language plugin; stop the run and report it
     // against the VP it was serving.
-    fail_with(std::make_exception_ptr(
-        VpFailure(vp.id(), vp.name(), vp.created_at(), std::current_exception())));
+    fail_vp(vp, std::current_exception());
   }
   if (kRecording && observer) observer->handler_exit(core, request.kind, request.unit);
 
-  if (vp.finished_) {
-    if (vp.error_) {
-      fail_with(std::make_exception_ptr(VpFailure(vp.id(), vp.name(), vp.created_at(), vp.error_)));
-    }
-    live.fetch_sub(1, std::memory_order_relaxed);
-  }
+  if (vp.finished_) live.fetch_sub(1, std::memory_order_relaxed);
   here.serving = nullptr;
   // The requester is no longer running (unless its handler made it ready): when nothing else is
   // ready or running, no handler is under way either, so the VPs still alive can never be made
@@ -551,13 +608,7 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
       stop_on_deadlock();
     }
   }
-  if (stopping.load(std::memory_order_relaxed) && !cores[core].stopped) {
-    cores[core].stopped = true;
-    cores[core].to_wake.push_back(kAnyCore);
-    // A VP handed to a core that has not started it yet stays suspended, to be unwound with
-    // the rest, as if it had still been queued.
-    for (CoreState& other : cores) other.handed.store(nullptr, std::memory_order_relaxed);
-  }
+  if (stopping.load(std::memory_order_relaxed) && !cores[core].stopped) announce_stop(core);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -594,7 +645,7 @@ VirtualProcessor& Runtime::Impl::create(CoreId core, VpFunction fn, VpOptions op
       vp = new VirtualProcessor(id, std::move(name), site, options.core, this, &stacks, stack,
                                 std::move(fn));
     } catch (const std::bad_alloc&) {
-      throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes");
+      throw UsageError("cannot allocate a VP stack of " + std::to_string(stack) + " bytes: out of memory");
     }
     adopt(*vp);
     here.refill = direct;
@@ -835,7 +886,12 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
   rt.lock.unlock();
   rt.cores[0].to_wake.clear();  // no core runs yet; drive starts them all
   rt.cores[0].refill = false;   // the seed says nothing of whether the program creates VPs
-  rt.machine.drive(*this);
+  try {
+    rt.machine.drive(*this);
+  } catch (...) {
+    rt.unwind_remaining();  // the machine could not run (no core stepped): the seed goes back
+    throw;
+  }
   rt.unwind_remaining();
   if (rt.failure) std::rethrow_exception(rt.failure);
 }

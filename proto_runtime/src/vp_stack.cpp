@@ -1,5 +1,6 @@
 #include "vp_stack.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -138,37 +139,39 @@ void install_handler() {
   ::sigaction(SIGSEGV, &action, &previous_action);
 }
 
-// AltStack is one thread's alternate signal stack, given back when the thread ends.
-struct AltStack {
-  void* memory = nullptr;
-  std::size_t size = 64 * 1024;
+// A thread's alternate signal stack is given back when the thread ends, by the destructor of a
+// pthread key: a thread_local's destructor would do, but glibc registers one with an allocation
+// and ends the process when that fails ("failed to register TLS destructor"), which a run out of
+// memory must not; setting a key's value fails with an error instead.
+constexpr std::size_t kAltStackSize = 64 * 1024;
+pthread_key_t alt_stack_key;
 
-  AltStack() {
-    stack_t current{};
-    if (::sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0) return;  // has one
-    memory = ::mmap(nullptr, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (memory == MAP_FAILED) {
-      memory = nullptr;  // no report on this thread, only the fault
-      return;
-    }
-    stack_t alternate{};
-    alternate.ss_sp = memory;
-    alternate.ss_size = size;
-    if (::sigaltstack(&alternate, nullptr) != 0) {
-      ::munmap(memory, size);
-      memory = nullptr;
-    }
+extern "C" void free_alt_stack(void* memory) {
+  stack_t off{};
+  off.ss_flags = SS_DISABLE;
+  ::sigaltstack(&off, nullptr);
+  ::munmap(memory, kAltStackSize);
+}
+
+// give_alt_stack gives the calling thread an alternate signal stack, unless it has one; without
+// one (no memory) a VP stack overflow on this thread is only the fault, not the report.
+void give_alt_stack() {
+  stack_t current{};
+  if (::sigaltstack(nullptr, &current) == 0 && (current.ss_flags & SS_DISABLE) == 0) return;  // has one
+  void* memory = ::mmap(nullptr, kAltStackSize, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (memory == MAP_FAILED) return;
+  stack_t alternate{};
+  alternate.ss_sp = memory;
+  alternate.ss_size = kAltStackSize;
+  if (::pthread_setspecific(alt_stack_key, memory) != 0) {
+    ::munmap(memory, kAltStackSize);
+    return;
   }
-  ~AltStack() {
-    if (memory == nullptr) return;
-    stack_t off{};
-    off.ss_flags = SS_DISABLE;
-    ::sigaltstack(&off, nullptr);
-    ::munmap(memory, size);
+  if (::sigaltstack(&alternate, nullptr) != 0) {
+    ::pthread_setspecific(alt_stack_key, nullptr);
+    ::munmap(memory, kAltStackSize);
   }
-  AltStack(const AltStack&) = delete;
-  AltStack& operator=(const AltStack&) = delete;
-};
+}
 
 #endif  // !MOIRAI_ASAN
 
@@ -212,9 +215,11 @@ void set_stack_owner(const boost::context::stack_context& stack, const VirtualPr
 void watch_stack_overflows_on_this_thread() {
 #if !MOIRAI_ASAN
   static std::once_flag installed;
-  std::call_once(installed, install_handler);
-  thread_local AltStack alternate;
-  static_cast<void>(alternate);
+  std::call_once(installed, [] {
+    install_handler();
+    ::pthread_key_create(&alt_stack_key, free_alt_stack);
+  });
+  give_alt_stack();
 #endif
 }
 

@@ -21,6 +21,7 @@
 #include "moirai/ssr/cost_model.h"
 #include "moirai/trace/reader.h"
 #include "child_process.h"
+#include "trace_input.h"
 
 namespace moirai::calibrate {
 
@@ -235,7 +236,7 @@ std::map<const trace::Unit*, std::pair<double, std::string>> declared_by_rerun(c
   }
   log << "  re-running for declared work: " << shown << '\n';
   run_on_sim(path, argv, into);
-  trace::Trace sim = trace::read_trace(into);
+  trace::Trace sim = tools::read_checked_trace(into, "moirai-calibrate", log);
   std::remove(into.c_str());
   const auto real_vps = units_by_vp(real);
   const auto sim_vps = units_by_vp(sim);
@@ -271,9 +272,9 @@ double median(std::vector<double> v) {
 // recording that stopped) is left out, said on `log`: its last units and idle are missing, and
 // the fit would take the rest for the whole run.
 std::optional<RunFacts> read_run(const std::string& path, const FitOptions& options, std::ostream& log) {
-  trace::Trace t = trace::read_trace(path);
+  trace::Trace t = tools::read_checked_trace(path, "moirai-calibrate", log);
   if (!t.complete) {
-    log << "moirai-calibrate: warning: " << path << ": " << t.cut << "; left out of the fit\n";
+    log << "moirai-calibrate: warning: " << path << ": a partial trace is left out of the fit\n";
     return std::nullopt;
   }
   if (metadata(t, "clock_source") == "virtual") {
@@ -667,9 +668,9 @@ void predict(const std::string& model, const std::vector<std::string>& traces, c
              const std::string& into, std::ostream& log) {
   fs::create_directories(into);
   for (const std::string& path : traces) {
-    const trace::Trace real = trace::read_trace(path);
+    const trace::Trace real = tools::read_checked_trace(path, "moirai-calibrate", log);
     if (!real.complete) {
-      log << "moirai-calibrate: warning: " << path << ": " << real.cut << "; no prediction for a partial run\n";
+      log << "moirai-calibrate: warning: " << path << ": no prediction for a partial run\n";
       continue;
     }
     const std::string predicted = (fs::path(into) / fs::path(path).filename()).string();
@@ -777,8 +778,8 @@ int fit_main(int argc, char** argv) {
         return 0;
       }
       model = fit_model(options, std::cerr);
-    } catch (const trace::TraceError& error) {
-      throw program::FlagError(std::string("--fit: ") + error.what());
+    } catch (const tools::TraceDoesNotFit&) {
+      throw;  // a failed run (exit 1), not bad input
     } catch (const std::runtime_error& error) {
       throw program::FlagError(std::string("--fit: ") + error.what());
     }

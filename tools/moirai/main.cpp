@@ -40,6 +40,7 @@
 #include "output_target.h"
 #include "record_command.h"
 #include "sweep_command.h"
+#include "trace_input.h"
 
 namespace {
 
@@ -87,10 +88,7 @@ class BadInput : public std::invalid_argument {
 };
 
 // UnreadableTrace is a trace that cannot be read: exit 2 with its path and the reader's message.
-class UnreadableTrace : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+using moirai::tools::UnreadableTrace;
 
 // HelpFormatter prints CLI11's option table under the command's own usage lines and prose.
 class HelpFormatter : public CLI::Formatter {
@@ -145,25 +143,23 @@ struct Command {
       throw BadInput("one trace at a time ('" + trace + "' and '" + extra + "')");
     }
     if (trace.empty()) throw BadInput("no trace file given");
+    // An option given an empty value (--cores '') would read as one not given, and
+    // the command would quietly do its default: the value is refused instead.
+    for (const CLI::Option* option : cli.get_options()) {
+      if (!option->nonpositional() || option->get_items_expected_max() == 0 || option->count() == 0) continue;
+      const std::vector<std::string>& given = option->results();
+      if (std::any_of(given.begin(), given.end(), [](const std::string& value) { return value.empty(); })) {
+        throw BadInput(option->get_name() + ": an empty " + option->get_type_name() +
+                       " (leave the option out for its default)");
+      }
+    }
     return true;
   }
 };
 
-// read is the trace a command reads; a cut trace is said on stderr.
-moirai::trace::Trace read(const std::string& path) {
-  moirai::trace::Trace trace;
-  try {
-    trace = moirai::trace::read_trace(path);
-  } catch (const moirai::trace::TraceOutOfMemory& error) {
-    throw std::runtime_error(path + ": " + error.what());  // a failed run: exit 1
-  } catch (const moirai::trace::TraceError& error) {
-    throw UnreadableTrace(path + ": " + error.what());
-  }
-  for (const std::string& warning : moirai::trace::trace_warnings(trace)) {
-    std::cerr << "moirai: warning: " << path << ": " << warning << '\n';
-  }
-  return trace;
-}
+// read is the trace a command reads; a cut trace, and what the reader left out, is said on stderr.
+// (A trace that does not fit in memory is a failed run, exit 1: TraceDoesNotFit is a runtime_error.)
+moirai::trace::Trace read(const std::string& path) { return moirai::tools::read_checked_trace(path, "moirai", std::cerr); }
 
 // summary_stream is where a command's one-line summary goes: stdout, unless the output itself
 // went there.

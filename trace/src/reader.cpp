@@ -337,6 +337,7 @@ class Parser {
     std::string name = "chunk " + std::to_string(chunk_.sequence);
     if (chunk_.type == static_cast<std::uint16_t>(ChunkType::events)) name += " (events of core " + std::to_string(chunk_.core) + ")";
     if (chunk_.type == static_cast<std::uint16_t>(ChunkType::definitions)) name += " (definitions)";
+    if (chunk_.type == static_cast<std::uint16_t>(ChunkType::end)) name += " (end)";
     return name;
   }
 
@@ -404,6 +405,20 @@ class Parser {
     return false;
   }
 
+  // before_start says whether a span of `what` that begins at `begin` began before the run's
+  // first clock reading (metadata `start_ticks`), and leaves it out with a warning if so: no
+  // record can precede the recording, and one that claims to would stretch the run back to it.
+  template <class Name>
+  bool before_start(std::size_t here, std::uint64_t begin, const Name& what, std::uint64_t Integrity::*count) {
+    if (begin >= start_ticks_) return false;
+    char earlier[64];
+    std::snprintf(earlier, sizeof earlier, "%.6g s", static_cast<double>(start_ticks_ - begin) / trace_.clock_hz);
+    leave_out(here, count, what() + " begins at tick " + std::to_string(begin) + ", " + earlier +
+                               " before the run's start (start_ticks " + std::to_string(start_ticks_) +
+                               "): no record precedes the recording");
+    return true;
+  }
+
   void parse_chunk(const ChunkHeader& chunk, const unsigned char* payload, std::size_t offset) {
     switch (static_cast<ChunkType>(chunk.type)) {
       case ChunkType::metadata: return parse_metadata(payload, chunk.payload_size, offset);
@@ -413,10 +428,56 @@ class Parser {
       case ChunkType::end:
         if (chunk.payload_size != sizeof(EndPayload)) throw TraceError(offset, "end chunk of the wrong size");
         trace_.end = load<EndPayload>(payload);
+        check_end_totals(chunk_at_);
         trace_.complete = true;
         return;
     }
     throw TraceError(offset, "unknown chunk type " + std::to_string(chunk.type));
+  }
+
+  // check_end_totals holds the end chunk's totals against what was read. A complete trace's end
+  // chunk counts what the writer wrote, so a total that disagrees means chunks went missing or
+  // the end chunk is corrupt: nothing read can be trusted to be the whole run. (A stopped run has
+  // no end chunk; its trace reads as cut.) A chunk written twice counts once, as the writer wrote it.
+  void check_end_totals(std::size_t here) const {
+    const EndPayload& end = trace_.end;
+    std::vector<std::string> problems;
+    const std::uint64_t chunks = trace_.chunks - trace_.integrity.chunks_left_out;
+    if (end.chunks != chunks) {
+      problems.push_back("it counts " + std::to_string(end.chunks) + " chunks before it, the file holds " +
+                         std::to_string(chunks) + (chunks == trace_.chunks ? "" : " (less the repeats)"));
+    }
+    if (end.records != records_read_) {
+      std::string empty;  // the cores that hold no record at all: where a chunk went missing, likely
+      std::uint32_t empty_cores = 0;
+      for (std::uint32_t core = 0; core < core_records_.size(); ++core) {
+        if (core_records_[core] != 0) continue;
+        if (++empty_cores <= 8) empty += (empty.empty() ? "" : ", ") + std::to_string(core);
+      }
+      if (empty_cores > 8) empty += " and " + std::to_string(empty_cores - 8) + " more";
+      const bool fewer = records_read_ < end.records;
+      problems.push_back("it counts " + std::to_string(end.records) + " records, the trace holds " +
+                         std::to_string(records_read_) +
+                         (fewer && empty_cores != 0 && empty_cores < core_records_.size()
+                              ? " (" + std::string(empty_cores == 1 ? "core " : "cores ") + empty + " " +
+                                    (empty_cores == 1 ? "holds none: its" : "hold none: their") + " events are missing)"
+                              : ""));
+    }
+    if (end.dropped != 0) {
+      problems.push_back("it says " + std::to_string(end.dropped) +
+                         " records were dropped, where the format allows none (a core waits for the writer instead)");
+    }
+    // Each writer wait is counted when it begins and recorded as a record once it ends: no fewer
+    // waits than writer-wait records, no more than records in all.
+    if (end.writer_waits < writer_wait_records_ || end.writer_waits > end.records) {
+      problems.push_back("it counts " + std::to_string(end.writer_waits) + " writer waits, the trace holds " +
+                         std::to_string(writer_wait_records_) + " writer-wait records of " +
+                         std::to_string(records_read_) + " records");
+    }
+    if (problems.empty()) return;
+    std::string text = "the end chunk disagrees with the trace: ";
+    for (std::size_t i = 0; i < problems.size(); ++i) text += (i ? "; " : "") + problems[i];
+    refuse(here, text);
   }
 
   // parse_lines adds "key=value" lines to the metadata; a key may not be given twice.
@@ -458,6 +519,14 @@ class Parser {
     if (!(trace_.clock_hz >= kMinClockHz && trace_.clock_hz <= kMaxClockHz)) {
       throw TraceError(offset, "impossible clock frequency " + need("clock_hz") + " Hz (a trace's clock runs at 1 kHz to 100 GHz)");
     }
+    if (auto start = trace_.metadata.find("start_ticks"); start != trace_.metadata.end()) {
+      char* rest = nullptr;
+      errno = 0;
+      start_ticks_ = std::strtoull(start->second.c_str(), &rest, 10);
+      if (errno != 0 || rest == start->second.c_str() || *rest != '\0' || start->second[0] == '-' || start_ticks_ > kMaxTime) {
+        throw TraceError(offset, "metadata 'start_ticks' is not a clock reading: " + start->second.substr(0, 60));
+      }
+    }
     trace_.counters = split(need("counters"), ',');
     if (trace_.counters.size() > kMaxCounters) throw TraceError(offset, "more counters than the format allows");
     auto backends = trace_.metadata.find("counter_backends");
@@ -471,6 +540,7 @@ class Parser {
     chore_clocks_.resize(trace_.core_count);
     last_unit_.resize(trace_.core_count, kNoUnit);
     left_out_unit_.resize(trace_.core_count, 0);
+    core_records_.resize(trace_.core_count, 0);
   }
 
   void parse_definitions(const unsigned char* payload, std::size_t size, std::size_t offset) {
@@ -541,6 +611,8 @@ class Parser {
       const std::size_t here = offset + at;
       if (size - at < 8) throw TraceError(here, "record truncated");
       const auto kind = static_cast<RecordKind>(load<std::uint16_t>(payload + at));
+      ++records_read_;
+      ++core_records_[core];
       const auto need = [&](std::size_t bytes) {
         if (size - at < bytes) throw TraceError(here, "record truncated");
       };
@@ -571,7 +643,8 @@ class Parser {
             left_out_unit_[core] = r.unit;
             break;
           }
-          if (!keeps_time(here, clocks_[core], "span", r.assign, r.handler_end, what, &Integrity::units_left_out)) {
+          if (before_start(here, r.assign, what, &Integrity::units_left_out) ||
+              !keeps_time(here, clocks_[core], "span", r.assign, r.handler_end, what, &Integrity::units_left_out)) {
             left_out_unit_[core] = r.unit;
             break;
           }
@@ -612,7 +685,9 @@ class Parser {
           const auto what = [kind, wait] {
             return std::string(kind == RecordKind::idle ? "an idle span" : wait ? "a writer wait" : "a paused span");
           };
-          if (!keeps_time(here, wait ? wait_clocks_[core] : clocks_[core], wait ? "writer wait" : "span", span.begin, span.end, what, &Integrity::spans_left_out)) break;
+          if (wait) ++writer_wait_records_;
+          if (before_start(here, span.begin, what, &Integrity::spans_left_out) ||
+              !keeps_time(here, wait ? wait_clocks_[core] : clocks_[core], wait ? "writer wait" : "span", span.begin, span.end, what, &Integrity::spans_left_out)) break;
           (kind == RecordKind::idle ? trace_.idle
            : kind == RecordKind::paused ? trace_.paused
                                         : trace_.writer_waits)
@@ -648,8 +723,9 @@ class Parser {
           }
           if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
           saw_time(here, record.end);
-          if (!keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, [] { return std::string("a chore"); },
-                          &Integrity::spans_left_out)) break;
+          const auto what = [] { return std::string("a chore"); };
+          if (before_start(here, record.begin, what, &Integrity::spans_left_out) ||
+              !keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, what, &Integrity::spans_left_out)) break;
           trace_.chores.push_back(Trace::ChoreSpan{core, record});
           break;
         }
@@ -701,6 +777,10 @@ class Parser {
   UnitIdSet unit_ids_;
   std::unordered_map<ChunkKey, std::uint64_t, ChunkKeyHash> chunks_seen_;  // events and definitions: sequence
   std::size_t unit_size_ = sizeof(UnitRecord);
+  std::uint64_t start_ticks_ = 0;           // the run's first clock reading (metadata start_ticks)
+  std::uint64_t records_read_ = 0;          // records of every events chunk read (not a repeat's)
+  std::vector<std::uint64_t> core_records_;  // ... per core
+  std::uint64_t writer_wait_records_ = 0;
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 // are all full waits, and records that.
 #include <algorithm>
 #include <chrono>
+#include <memory>
+#include <new>
 
 #include "recorder/impl.h"
 
@@ -19,7 +21,9 @@ void TraceRecorder::Impl::start_buffers(std::size_t core_count) {
   options.buffer_bytes = std::min(
       options.buffer_bytes, std::max(kMinBufferBytes, kBufferBudget / std::max<std::size_t>(core_count, 1)));
   for (CoreRecorder& core : cores) {
-    take(core, new_buffer(core));
+    Buffer* first = new_buffer(core);
+    if (first == nullptr) throw std::bad_alloc();  // before the run: it fails as a whole
+    take(core, first);
     // Real cores start with a spare, so that their first hand-off maps nothing; the writer
     // keeps one ahead from then on (refill_or_drain). Simulated cores, up to 1024 of them, map
     // theirs as they need them: host time stalls no virtual clock.
@@ -55,15 +59,22 @@ void TraceRecorder::Impl::take(CoreRecorder& core, Buffer* buffer) {
 }
 
 // new_buffer allocates (and touches) one more buffer for `core` while it has fewer than
-// kBuffersPerCore; nullptr once it has them all. The core or the writer may call it.
-Buffer* TraceRecorder::Impl::new_buffer(CoreRecorder& core) {
+// kBuffersPerCore; nullptr once it has them all, or when memory ran out: the core then waits for
+// the writer to give back one it has (a core always has one in the rotation), as it would with
+// all its buffers. The core or the writer may call it.
+Buffer* TraceRecorder::Impl::new_buffer(CoreRecorder& core) noexcept {
   std::size_t had = core.buffers.load(std::memory_order_relaxed);
   do {
     if (had >= kBuffersPerCore) return nullptr;
   } while (!core.buffers.compare_exchange_weak(had, had + 1, std::memory_order_relaxed));
-  auto* buffer = new Buffer;
-  buffer->bytes.resize(options.buffer_bytes);
-  return buffer;
+  try {
+    auto buffer = std::make_unique<Buffer>();
+    buffer->bytes.resize(options.buffer_bytes);
+    return buffer.release();
+  } catch (const std::bad_alloc&) {
+    core.buffers.fetch_sub(1, std::memory_order_relaxed);
+    return nullptr;
+  }
 }
 
 // refill_or_drain runs when a core woke the writer: a real core that has no empty buffer left

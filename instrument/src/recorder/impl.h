@@ -210,7 +210,7 @@ struct TraceRecorder::Impl {
   void free_buffers();
   inline void append(CoreId core, const void* record, std::size_t size);
   void hand_off(CoreId core);
-  Buffer* new_buffer(CoreRecorder& core);
+  Buffer* new_buffer(CoreRecorder& core) noexcept;
   void refill_or_drain(std::size_t core);
   void wake_writer_now() {
     urgent.store(true, std::memory_order_release);

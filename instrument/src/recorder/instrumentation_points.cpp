@@ -147,8 +147,16 @@ void TraceRecorder::lock_domain_named(CoreId core, LockDomain domain, const std:
     std::lock_guard<std::mutex> hold(rec.definitions_mutex);
     auto [known, added] = rec.lock_domains.try_emplace(domain, 0);
     if (added && rec.lock_domains.size() <= 0xFFFF) {
-      known->second = static_cast<std::uint16_t>(rec.lock_domains.size());
-      rec.define(fmt::DefinitionType::lock_domain, known->second, domain, 0, name);
+      const auto next = static_cast<std::uint16_t>(rec.lock_domains.size());
+      try {
+        rec.define(fmt::DefinitionType::lock_domain, next, domain, 0, name);
+      } catch (...) {
+        // Out of memory: undefined, the domain gets no id, lest a later wait name it by one the
+        // trace never defines.
+        rec.lock_domains.erase(known);
+        throw;
+      }
+      known->second = next;
     }
     id = known->second;
   }

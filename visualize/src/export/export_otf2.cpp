@@ -9,6 +9,8 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdarg>
+#include <cstdio>
 #include <filesystem>
 #include <map>
 #include <tuple>
@@ -41,6 +43,36 @@ class Otf2Failure : public std::runtime_error {
 void check(OTF2_ErrorCode code, const std::string& what) {
   if (code != OTF2_SUCCESS) throw Otf2Failure("OTF2: " + what + ": " + OTF2_Error_GetName(code) + ": " + OTF2_Error_GetDescription(code));
 }
+
+// Otf2Errors holds what OTF2 reports through its error callback while an archive is written: a
+// buffered write that fails as a file is closed (a full disk, a file-size limit) is said there,
+// "File is too large: Write of buffered data failed!", and reaches no return code. It takes the
+// callback (and so OTF2's own message on stderr) for its life and gives back the former one.
+class Otf2Errors {
+ public:
+  Otf2Errors() : former_(OTF2_Error_RegisterCallback(&Otf2Errors::heard, this)) {}
+  ~Otf2Errors() { OTF2_Error_RegisterCallback(former_, nullptr); }
+  Otf2Errors(const Otf2Errors&) = delete;
+  Otf2Errors& operator=(const Otf2Errors&) = delete;
+
+  // first is the first error OTF2 reported, "" when none.
+  const std::string& first() const noexcept { return first_; }
+
+ private:
+  static OTF2_ErrorCode heard(void* self, const char*, uint64_t, const char*, OTF2_ErrorCode code, const char* format,
+                              va_list arguments) {
+    auto& errors = *static_cast<Otf2Errors*>(self);
+    if (errors.first_.empty()) {
+      char text[512];
+      std::vsnprintf(text, sizeof text, format, arguments);
+      errors.first_ = std::string("OTF2: ") + text + ": " + OTF2_Error_GetDescription(code);
+    }
+    return code;
+  }
+
+  OTF2_ErrorCallback former_;
+  std::string first_;
+};
 
 // Archive closes the OTF2 archive however the export ends.
 struct Archive {
@@ -306,7 +338,7 @@ std::uint64_t archive_size(const std::filesystem::path& directory) {
 }
 
 // write_archive writes the archive into the directory's temporary and puts it in place.
-ExportCounts write_archive(const detail::ExportModel& model, OutputDirectory& directory) {
+ExportCounts write_archive(const detail::ExportModel& model, OutputDirectory& directory, const Otf2Errors& errors) {
   Archive archive;
   archive.handle = OTF2_Archive_Open(directory.temporary_path().c_str(), "traces", OTF2_FILEMODE_WRITE, 1 << 20, 4 << 20,
                                      OTF2_SUBSTRATE_POSIX, OTF2_COMPRESSION_NONE);
@@ -325,6 +357,7 @@ ExportCounts write_archive(const detail::ExportModel& model, OutputDirectory& di
   const OTF2_ErrorCode closed = OTF2_Archive_Close(archive.handle);
   archive.handle = nullptr;
   check(closed, "closing the archive");
+  if (!errors.first().empty()) throw Otf2Failure(errors.first());
   const std::uint64_t bytes = archive_size(directory.temporary_path());
   directory.commit();
   return ExportCounts{model.graph.nodes.size(), writer.messages(), model.cross_core, model.unresolved, bytes};
@@ -339,10 +372,19 @@ ExportCounts export_otf2(const trace::Trace& trace, const std::string& out) {
   // be an empty directory, so old event files cannot mix in.
   OutputDirectory directory(out);
   const detail::ExportModel model(trace);
+  const Otf2Errors errors;
   try {
-    return write_archive(model, directory);
+    return write_archive(model, directory, errors);
   } catch (const Otf2Failure& failure) {
-    throw ExportError("cannot write " + out + ": " + failure.what());
+    // A call that failed says what it did; the first error OTF2 reported says why.
+    const std::string why = errors.first().empty() || errors.first() == failure.what() ? "" : " (" + errors.first() + ")";
+    std::string message = "cannot write " + out + ": " + failure.what() + why;
+    // The archive is written into a temporary beside `out`: its files are named as they would be.
+    const std::string temporary = directory.temporary_path();
+    for (std::size_t at = message.find(temporary); at != std::string::npos; at = message.find(temporary, at + out.size())) {
+      message.replace(at, temporary.size(), out);
+    }
+    throw ExportError(message);
   }
 }
 

@@ -52,7 +52,8 @@ class App {
   // main parses argv (--help: prints the help, exits 0; bad input: prints the error and the
   // usage line, exits 2), starts recording, runs `body` and finishes. It returns the process
   // exit code: the body's result, or for an exception the mapping of run_app (app_main.h): 2
-  // for a configuration the machine cannot honour, 1 for a failed run.
+  // for a configuration the machine cannot honour, 1 for a failed run (out of memory included),
+  // whose trace is finished too, holding the run until it failed (said on stderr).
   int main(int argc, const char* const* argv, const std::function<int()>& body);
 
  private:

@@ -28,6 +28,9 @@ class Recording {
                                      bool simulated = false);
   // finish closes the trace (reporting what it wrote) and prints the profile, on `out`.
   void finish(std::ostream& out);
+  // finish_failed closes the trace of a run that failed, saying on `log` what it holds: the
+  // run until it failed. Never throws: a trace it cannot finish reads as cut.
+  void finish_failed(std::ostream& log) noexcept;
 
  private:
   std::string trace_path_;
