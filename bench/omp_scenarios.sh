@@ -4,7 +4,7 @@
 # fixed, 3 runs each, alternating, on 2 real threads, recorded through libmoirai_ompt.so) REPEAT
 # times and prints, per scenario, how often the planted line's hint was first, and the median and
 # range of loss / gain (the hint's claimed core time against (planted - fixed makespan) x 2, each
-# less what the OS and the probe took) over the repetitions that had the machine to themselves (support/omp_scenarios.h's quiet), beside the
+# less what the OS and the probe took) over the repetitions the report did not call busy, beside the
 # loss / replayed gain on the same traces. Exits 1 when a quiet median lies outside 0.85..1.15.
 #
 #   bench/omp_scenarios.sh [--repeat N] [--build-dir DIR] [--no-build]
