@@ -14,7 +14,7 @@ bool LossCheck::agrees() const {
 RemovedCause what_if_for(const trace::Trace& trace, const ClaimedLoss& claim) {
   RemovedCause cause = cause_for_rule(claim.rule, claim.site, claim.units, claim.construct);
   if (cause.cause == Cause::placement && !claim.units.empty() && language_placement(trace) == Placement::any_core) {
-    return {Cause::split, {}, claim.units};
+    return {Cause::share, {}, claim.units};
   }
   return cause;
 }

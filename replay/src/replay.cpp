@@ -54,6 +54,7 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::work_at, "work-at"},
                                     {Cause::work_of, "work-of"},
                                     {Cause::split, "split"},
+                                    {Cause::share, "share"},
                                     {Cause::balance, "balance"},
                                     {Cause::exclusive_first, "exclusive-first"},
                                     {Cause::unchain, "unchain"},
@@ -163,11 +164,22 @@ void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::S
     }
     case Cause::work_of:
     case Cause::split:
+    case Cause::share:
       // split: the cure the long-serial and critical-path hints give, the work shared out evenly
-      // over the cores that sat idle beside it, so that 1/N of it stays on the chain.
+      // over the cores that sat idle beside it, so that 1/N of it stays on the chain. share: the
+      // cure of a creator that prepared its tasks alone, the rest done by the tasks it created,
+      // as when every thread prepares and creates its share: the work is kept, not dropped.
       for (const std::uint64_t id : cause.units) {
         detail::RecordedUnit& unit = unit_with_id(run, id, cause);
-        unit.work_seconds = cause.cause == Cause::split ? unit.work_seconds / static_cast<double>(config.topology.cores()) : 0.0;
+        const double kept = cause.cause == Cause::work_of ? 0.0 : unit.work_seconds / static_cast<double>(config.topology.cores());
+        const double moved = unit.work_seconds - kept;
+        unit.work_seconds = kept;
+        if (cause.cause != Cause::share) continue;
+        std::vector<std::uint32_t> made;
+        for (std::uint32_t c = unit.first_out; c < unit.first_out + unit.out_count; ++c) {
+          if (trace.construct_role(run.out[c].construct) == ConstructRole::create && run.first_of(run.out[c].to)) made.push_back(run.out[c].to);
+        }
+        for (const std::uint32_t to : made) run.units[to].work_seconds += moved / static_cast<double>(made.size());
       }
       return;
   }
@@ -196,7 +208,7 @@ RemovedCause parse_cause(std::string_view text) {
     }
     return {sited, std::string(site), {}};
   }
-  for (const Cause listed : {Cause::work_of, Cause::split}) {
+  for (const Cause listed : {Cause::work_of, Cause::split, Cause::share}) {
     const std::string prefix = std::string(name_of(kCauses, listed)) + ":";
     if (!text.starts_with(prefix)) continue;
     RemovedCause cause{listed, {}, {}};
@@ -221,7 +233,7 @@ RemovedCause parse_cause(std::string_view text) {
     throw std::invalid_argument("--remove-cause " + name + " takes a call site: " + name + ":FILE:LINE");
   }
   if (cause == Cause::unchain) throw std::invalid_argument("--remove-cause unchain takes a construct's name: unchain:CONSTRUCT");
-  if (cause == Cause::work_of || cause == Cause::split) {
+  if (cause == Cause::work_of || cause == Cause::split || cause == Cause::share) {
     const std::string name(name_of(kCauses, cause));
     throw std::invalid_argument("--remove-cause " + name + " takes unit ids: " + name + ":UNIT[,UNIT...]");
   }
@@ -231,7 +243,7 @@ RemovedCause parse_cause(std::string_view text) {
 std::string cause_text(const RemovedCause& cause) {
   const std::string name(name_of(kCauses, cause.cause));
   if ((cause.cause == Cause::work_at || cause.cause == Cause::balance || cause.cause == Cause::unchain) && !cause.site.empty()) return name + ":" + cause.site;
-  if (cause.cause == Cause::work_of || cause.cause == Cause::split || cause.cause == Cause::balance) {
+  if (cause.cause == Cause::work_of || cause.cause == Cause::split || cause.cause == Cause::share || cause.cause == Cause::balance) {
     std::string text = name + ":";
     for (std::size_t i = 0; i < cause.units.size(); ++i) text += (i ? "," : "") + std::to_string(cause.units[i]);
     return text;
@@ -273,7 +285,9 @@ ReplayResult replay(const trace::Trace& recorded, const ReplayOptions& options) 
   }
   detail::RecordedRun run = detail::rebuild(recorded);
   ReplayResult result;
-  const bool free_placement = options.removed.cause == Cause::placement;  // the what-if without it
+  // The what-if without the recorded placement; share too: the tasks a creator's work moved into
+  // go to whichever core is free, as when every thread creates its share.
+  const bool free_placement = options.removed.cause == Cause::placement || options.removed.cause == Cause::share;
   result.placement = free_placement ? Placement::any_core
                      : options.placement == Placement::language ? language_placement(recorded)
                                                                 : options.placement;

@@ -35,19 +35,16 @@ inline void PrintTo(const Planted& planted, std::ostream* out) { *out << planted
 // The replay gaps were measured 2026-11-28 on a quiet machine (bench/omp_scenarios.sh and this
 // test's printed lines; issue 36's closing note).
 inline const Planted kOmpScenarios[] = {
-    {"producer", "0.5", "creator-starvation", "",
-     "split divides the creator's units by the cores and drops the rest instead of moving it onto the idle cores: an "
-     "upper bound, twice the claim (loss / replayed gain 0.49..0.50 on quiet runs, where loss / the fix's real gain is "
-     "0.91..0.98); a what-if that moves the creator's work is needed"},
+    {"producer", "0.5", "creator-starvation"},
     {"critical", "0.5", "idle-cause",
      "critical-path claims first the idle the chain of critical sections forces (parallelism 1.24 < 1.6), naming the chain's "
      "longest unit, the initial task's before the fork, not the critical section; idle-cause names the section with the rest",
-     "unchain frees the whole section where the fix keeps the update inside: loss / replayed gain 0.74..0.80 on quiet "
-     "runs, where loss / the fix's real gain is 1.00"},
+     "unchain frees the whole section where the fix keeps the update inside, and what it gains varies from recording to "
+     "recording: loss / replayed gain 0.74 to 1.77 on quiet runs, where loss / the fix's real gain is 0.98 to 1.03"},
     {"static_tail", "0.7", "idle-tail"},
     {"fine_tasks", "0.3", "unit-size", "",
-     "the recording itself varies: on quiet runs the claim was 104 to 254 ms against a replayed gain of 192 to 204 ms (the "
-     "makespan 147 to 276 ms), with libomp's estimated work per task booked"},
+     "the recording itself varies: on quiet runs the claim was 104 to 254 ms against a replayed gain of 186 to 204 ms (loss "
+     "/ replayed gain 0.53 to 1.32), with libomp's estimated work per task booked"},
     {"clean", "2", ""},  // long enough that libomp's start (in the initial task's first unit) stays under 5%
 };
 

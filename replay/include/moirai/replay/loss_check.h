@@ -34,8 +34,8 @@ struct LossCheck {
 };
 
 // what_if_for is the cause replay takes away to check `claim` on `trace`: cause_for_rule, except
-// that a creator's own work is shared out (split) where the trace's language already lets every
-// core take from one queue, which leaves a placement nothing to change.
+// that a creator's own work is shared out into its tasks (share) where the trace's language
+// already lets every core take from one queue, which leaves a placement nothing to change.
 RemovedCause what_if_for(const trace::Trace& trace, const ClaimedLoss& claim);
 
 // check_losses replays `trace` on a simulated machine of its cores (recorded placement and

@@ -60,6 +60,10 @@ enum class Cause {
                     // upper bound of what splitting them gains)
   split,            // "split:UNIT[,UNIT...]": those units' work shared out evenly over the target's
                     // cores, 1/N of it left where it ran (the cure long-serial and critical-path give)
+  share,            // "share:UNIT[,UNIT...]": as split, the rest of each unit's work moved into the
+                    // tasks or VPs it created (their first units): a creator's preparation done by
+                    // the tasks themselves, the work kept, and no VP pinned, one ready queue
+                    // (creator-starvation's cure where cores already share one queue)
   balance,          // "balance:FILE:LINE": the work of the units that end at that call site evened
                     // out over the cores that ran them (a wave that fills every core: idle-tail's cure)
   unchain,          // "unchain:CONSTRUCT": the constraints that construct recorded free nothing: the
@@ -71,7 +75,7 @@ enum class Cause {
 };
 
 // RemovedCause is a cause and, for work_at and balance, its call site ("file:line"), for unchain
-// its construct's name; for work_of and split, its units.
+// its construct's name; for work_of, split and share, its units.
 struct RemovedCause {
   Cause cause = Cause::none;
   std::string site;
