@@ -329,7 +329,16 @@ void OpenMpRecording::dependences(ompt_data_t* data, int count) {
 
 void OpenMpRecording::task_dependence(ompt_data_t* source, ompt_data_t* sink) {
   Thread& t = thread();
-  Task* from = task_of(source);
+  Task* from = nullptr;
+  {
+    std::lock_guard<std::mutex> alive(stripe_of(source));
+    from = task_of(source);
+    hold(from);  // it may complete, and be let go, on another thread meanwhile
+  }
+  struct Release {
+    Task* task;
+    ~Release() { let_go(task); }
+  } release{from};
   Task* to = task_of(sink);
   if (from == nullptr || to == nullptr) return;
   for (const Task* known : to->predecessors) {
@@ -382,7 +391,10 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
       if (t.running == nullptr) begin_unit(t, *waiter);
       let_go(waiter);
     }
-    prior_data->ptr = nullptr;
+    {
+      std::lock_guard<std::mutex> alive(stripe_of(prior_data));
+      prior_data->ptr = nullptr;
+    }
     let_go(prior);
     return;
   }
@@ -422,7 +434,10 @@ void OpenMpRecording::task_schedule(ompt_data_t* prior_data, ompt_task_status_t 
       }
       let_go(prior->parent);
       let_go(prior->region);
-      prior_data->ptr = nullptr;
+      {
+        std::lock_guard<std::mutex> alive(stripe_of(prior_data));
+        prior_data->ptr = nullptr;
+      }
       let_go(prior);
     } else if (t.running == prior && status == ompt_task_detach) {
       // A detached task's body has ended: its last unit ends here, and its completion (the

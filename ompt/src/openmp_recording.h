@@ -4,6 +4,7 @@
 
 #include <omp-tools.h>
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -92,6 +93,13 @@ class OpenMpRecording {
   std::atomic<std::uint64_t> switches_{0};
   std::atomic<bool> finished_{false};
   std::mutex locks_mutex_;
+  // A task's OMPT data is cleared under its stripe before the task is let go, and a dependence
+  // reads and holds its predecessor under the same stripe: libomp reports a dependence on a
+  // predecessor until it releases its dependences, after the completion the tool frees it at.
+  std::array<std::mutex, 64> task_data_stripes_;
+  std::mutex& stripe_of(const ompt_data_t* data) {
+    return task_data_stripes_[(reinterpret_cast<std::uintptr_t>(data) >> 4) % task_data_stripes_.size()];
+  }
   // LockState is what the tool knows of one lock or critical section: who left it last, and a
   // holder granted it before that release was told (the release then frees it).
   struct LockState {
