@@ -136,9 +136,11 @@ extern "C" __attribute__((visibility("default"))) ompt_start_tool_result_t* ompt
   std::string problem;
   tool = new ToolState;
   tool->config = moirai::ompt::tool_config(problem);
-  if (tool->config.declined) return nullptr;
-  if (!problem.empty()) {
-    std::fprintf(stderr, "moirai-ompt: not recording: %s\n", problem.c_str());
+  if (tool->config.declined || !problem.empty()) {
+    // A tool that declines is never initialised nor finalised: nothing else frees its state.
+    if (!problem.empty()) std::fprintf(stderr, "moirai-ompt: not recording: %s\n", problem.c_str());
+    delete tool;
+    tool = nullptr;
     return nullptr;
   }
   tool->runtime_version = runtime != nullptr ? runtime : "unknown";
