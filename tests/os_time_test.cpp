@@ -19,6 +19,8 @@
 namespace moirai {
 namespace {
 
+// spin_for is work of a known wall length, not a wait: the OS's share of a unit is measured
+// against the unit's wall time, so a time is the only way to say how long the unit is.
 void spin_for(std::chrono::milliseconds length) {
   const auto until = std::chrono::steady_clock::now() + length;
   while (std::chrono::steady_clock::now() < until) {

@@ -42,6 +42,8 @@ class Handing final : public proto::CoreScheduler {
     // Core 1 took the previous round's VP and went idle after it (or at its start).
     while (idle_after_.load(std::memory_order_acquire) != round_) {
     }
+    // How long after core 1 went idle the VP arrives is what the test varies (spinning, parking,
+    // in between), so here a time is the subject, not a wait for a state.
     constexpr std::array<int, 8> kDelayUs{0, 5, 30, 45, 50, 55, 80, 400};
     const auto until = Clock::now() + std::chrono::microseconds(kDelayUs[round_ % kDelayUs.size()]);
     while (Clock::now() < until) {

@@ -268,7 +268,7 @@ TEST_P(SsrObserver, BalancedAfterDeadlock) {
                        ctx.create_vp([](Context& me) { me.receive_of_type(kNever); });
                      }
                    },
-                   options, std::chrono::seconds(5)),
+                   options),
                proto::DeadlockError);
   check_balanced(observer);
 }

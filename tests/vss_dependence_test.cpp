@@ -37,7 +37,7 @@ TEST_P(VssDependences, ReadAfterWriteSeesTheWrite) {
   int seen = -1;
   run_vss(n, [&](Context& ctx) {
     ctx.submit([&](Context& me) {
-      dawdle(me, n);
+      dawdle(me, n, probe);
       x = 42;
       log.add("A end");
     }, {out(x, "x")}, {.name = "A"});
@@ -64,7 +64,7 @@ TEST_P(VssDependences, WriteAfterReadWaitsForEveryReader) {
   run_vss(n, [&](Context& ctx) {
     for (int r = 0; r < 2; ++r) {
       ctx.submit([&, r](Context& me) {
-        dawdle(me, n);
+        dawdle(me, n, probe);
         seen[r] = x;
         log.add("R" + std::to_string(r) + " end");
       }, {in(x)}, {.name = "R" + std::to_string(r)});
@@ -93,7 +93,7 @@ TEST_P(VssDependences, WriteAfterWriteKeepsProgramOrder) {
   int x = 0;
   run_vss(n, [&](Context& ctx) {
     ctx.submit([&](Context& me) {
-      dawdle(me, n);
+      dawdle(me, n, probe);
       x = 1;
       log.add("W1 end");
     }, {out(x)}, {.name = "W1"});
@@ -116,7 +116,7 @@ TEST_P(VssDependences, OnePairOfTasksRecordsOneConstraint) {
   int y = 0;
   run_vss(cores(), [&](Context& ctx) {
     ctx.submit([&, n = cores()](Context& me) {
-      dawdle(me, n);
+      dawdle(me, n, probe);
       x = y = 1;
     }, {out(x), out(y)}, {.name = "P"});
     ctx.submit([&](Context&) { x += y; }, {inout(x), in(y)}, {.name = "Q"});
@@ -170,14 +170,14 @@ TEST_P(VssDependences, RegionsOfARegisteredMatrixAreSeparateData) {
     for (std::size_t i = 0; i < 2; ++i) {
       for (std::size_t j = 0; j < 2; ++j) {
         ctx.submit([&, i, j, n = cores()](Context& me) {
-          dawdle(me, n);  // still running when U00 and Sum are submitted
+          dawdle(me, n, probe);  // still running when U00 and Sum are submitted
           m[i][j] = static_cast<int>(10 * i + j + 1);
         },
                    {out(vss::region(m, i, j))}, {.name = "W" + std::to_string(i) + std::to_string(j)});
       }
     }
     ctx.submit([&, n = cores()](Context& me) {
-      dawdle(me, n);
+      dawdle(me, n, probe);
       m[0][0] *= 100;
     }, {inout(vss::region(m, 0, 0))}, {.name = "U00"});
     // The whole matrix stands for every block: after all four writers and U00.

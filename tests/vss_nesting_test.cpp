@@ -32,11 +32,11 @@ TEST_P(VssNesting, ATaskEndsAfterItsSubmissions) {
   run_vss(n, [&](Context& ctx) {
     ctx.submit([&, n](Context& parent) {
       parent.submit([&, n](Context& me) {
-        dawdle(me, n);
+        dawdle(me, n, probe);
         y = 5;
       }, {out(y)}, {.name = "C1"});
       parent.submit([&, n](Context& me) {
-        dawdle(me, n);
+        dawdle(me, n, probe);
         z = 2 * y;
       }, {in(y), out(z)}, {.name = "C2"});
     }, {out(z)}, {.name = "P"});
@@ -57,7 +57,7 @@ TEST_P(VssNesting, SubmissionsDependOnlyAmongThemselves) {
   int seen = -1;
   run_vss(cores(), [&](Context& ctx) {
     ctx.submit([&, n = cores()](Context& me) {
-      dawdle(me, n);
+      dawdle(me, n, probe);
       x = 1;
     }, {out(x)}, {.name = "W"});
     ctx.submit([&](Context& parent) {
@@ -78,7 +78,7 @@ TEST_P(VssNesting, TaskwaitWaitsForEverySubmission) {
   run_vss(n, [&](Context& ctx) {
     for (std::size_t t = 0; t < done.size(); ++t) {
       ctx.submit([&, t, n](Context& me) {
-        dawdle(me, n);
+        dawdle(me, n, probe);
         done[t] = true;
       }, {}, {.name = "T" + std::to_string(t)});
     }
@@ -97,18 +97,19 @@ TEST_P(VssNesting, TaskwaitWaitsForEverySubmission) {
 
 TEST_P(VssNesting, TaskwaitInsideATaskWaitsForItsOwnChildrenOnly) {
   const std::size_t n = cores();
+  GraphProbe probe;
   std::atomic<bool> child_done{false};
   bool seen = false;
   run_vss(n, [&](Context& ctx) {
     ctx.submit([&, n](Context& parent) {
       parent.submit([&, n](Context& me) {
-        dawdle(me, n);
+        dawdle(me, n, probe);
         child_done = true;
       }, {}, {.name = "child"});
       parent.taskwait();
       seen = child_done.load();
     }, {}, {.name = "parent"});
-  });
+  }, {.observer = &probe});
   EXPECT_TRUE(seen);
 }
 
@@ -120,7 +121,7 @@ TEST_P(VssNesting, TaskwaitOnWaitsForTheLastWriterOnly) {
   int seen = -1;
   run_vss(n, [&](Context& ctx) {
     ctx.submit([&, n](Context& me) {
-      dawdle(me, n);
+      dawdle(me, n, probe);
       x = 7;
     }, {out(x, "x")}, {.name = "W"});
     ctx.submit([&](Context&) { y = 1; }, {out(y, "y")}, {.name = "U"});
@@ -139,19 +140,20 @@ TEST_P(VssNesting, TaskwaitOnWaitsForTheLastWriterOnly) {
 
 TEST_P(VssNesting, TaskwaitOnAWholeRegisteredMatrixWaitsForEveryBlock) {
   const std::size_t n = cores();
+  GraphProbe probe;
   std::array<std::atomic<int>, 4> m{};
   std::array<int, 4> seen{};
   run_vss(n, [&](Context& ctx) {
     ctx.register_blocks(m, 2, 2, "M");
     for (std::size_t b = 0; b < 4; ++b) {
       ctx.submit([&, b, n](Context& me) {
-        dawdle(me, n);
+        dawdle(me, n, probe);
         m[b] = static_cast<int>(b) + 1;
       }, {out(vss::region(m, b / 2, b % 2))});
     }
     ctx.taskwait_on(m);
     for (std::size_t b = 0; b < 4; ++b) seen[b] = m[b].load();
-  });
+  }, {.observer = &probe});
   EXPECT_EQ(seen, (std::array<int, 4>{1, 2, 3, 4}));
 }
 

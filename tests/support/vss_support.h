@@ -2,10 +2,13 @@
 // that names the constraints a run recorded by the tasks at their ends.
 #pragma once
 
+#include <array>
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <map>
 #include <mutex>
+#include <stdexcept>
 #include <string>
 #include <thread>
 #include <unordered_map>
@@ -35,9 +38,11 @@ inline proto::RunStats run_vss(std::size_t cores, vss::TaskBody seed, vss::RunOp
 }
 
 // GraphProbe records the constraints and groups of a run with the names of the tasks (VPs) at
-// both ends, so a test can say "dep RAW from 'A' to 'B'".
+// both ends, so a test can say "dep RAW from 'A' to 'B'", and which cores are idle now, so a
+// task can hold its core until the others have nothing left to run (dawdle).
 class GraphProbe : public instrument::RuntimeObserver {
  public:
+  static constexpr std::size_t kMaxCores = 8;
   struct Constraint {
     std::string construct, from, to;
   };
@@ -64,6 +69,29 @@ class GraphProbe : public instrument::RuntimeObserver {
   void group_member(CoreId, std::uint64_t group, std::uint16_t role, UnitId) override {
     std::lock_guard<std::mutex> hold(mutex_);
     ++members_[{group, role}];
+  }
+  // Only real runs hold cores (dawdle); a simulated machine's cores past kMaxCores are not watched.
+  void idle_begin(CoreId core) override {
+    if (core < kMaxCores) settled_[core].fetch_add(1);
+  }
+  void idle_end(CoreId core) override {
+    if (core < kMaxCores) settled_[core].fetch_sub(1);
+  }
+
+  // hold_core keeps the calling task running on `mine` until every other of `cores` cores is idle
+  // (the runtime found nothing ready for it) or held too: a successor that a missing dependence
+  // made ready would have started on one of them by then.
+  void hold_core(CoreId mine, std::size_t cores) {
+    if (cores > kMaxCores) throw std::out_of_range("GraphProbe::hold_core watches at most 8 cores");
+    settled(mine).fetch_add(1);
+    auto others_settled = [&] {
+      for (CoreId core = 0; core < cores; ++core) {
+        if (core != mine && settled(core).load() <= 0) return false;
+      }
+      return true;
+    };
+    while (!others_settled()) std::this_thread::yield();
+    settled(mine).fetch_sub(1);
   }
 
   // constraints lists every constraint with its construct's name and its tasks' names (after the run).
@@ -112,7 +140,9 @@ class GraphProbe : public instrument::RuntimeObserver {
     const auto name = vp_names_.find(vp->second);
     return name == vp_names_.end() ? "?" : name->second;
   }
+  std::atomic<int>& settled(CoreId core) { return settled_.at(core); }
   mutable std::mutex mutex_;
+  std::array<std::atomic<int>, kMaxCores> settled_{};  // > 0: the core is idle or held
   std::vector<std::string> construct_names_;
   std::unordered_map<VpId, std::string> vp_names_;
   std::unordered_map<UnitId, VpId> unit_vp_;
@@ -144,14 +174,16 @@ class EventLog {
   std::vector<std::string> events_;
 };
 
-// dawdle keeps a task busy for a while on real cores, so that a missing dependence would let
-// its successor overtake it; on the simulated machine it declares the same time as work.
-inline void dawdle(vss::Context& ctx, std::size_t cores) {
+// dawdle keeps a task running on real cores until the other cores have nothing left to run
+// (GraphProbe::hold_core), so that a successor a missing dependence made ready would overtake
+// it; on the simulated machine it declares work instead, which orders the same way. One core
+// cannot overtake: the task runs on.
+inline void dawdle(vss::Context& ctx, std::size_t cores, GraphProbe& probe) {
   if (cores == kSimulatedCores) {
     ctx.charge_work(5'000'000);
     return;
   }
-  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (cores > 1) probe.hold_core(ctx.core(), cores);
 }
 
 }  // namespace moirai::test
