@@ -1,3 +1,12 @@
+# moirai_ordinary_code_too(<target>): an optimised GCC build keeps ordinary object code next to the
+# LTO code of <target> (-ffat-lto-objects), so that programs linked without LTO (the installed
+# archives' users, the test suite: tests/CMakeLists.txt) can link it.
+function(moirai_ordinary_code_too target)
+  if(CMAKE_INTERPROCEDURAL_OPTIMIZATION AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -ffat-lto-objects)
+  endif()
+endfunction()
+
 # moirai_public_library(<target> <name>): makes <target> one of the libraries Moirai installs,
 # as Moirai::<name> both in the build tree (an alias, for add_subdirectory users) and in the
 # installed package (the export name). It gets the layer's include/ folder (the headers
@@ -14,9 +23,7 @@ function(moirai_public_library target name)
   else()
     set(scope PUBLIC)
     target_link_libraries(${target} PRIVATE $<BUILD_INTERFACE:moirai_build_flags>)
-    if(CMAKE_INTERPROCEDURAL_OPTIMIZATION AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
-      target_compile_options(${target} PRIVATE -ffat-lto-objects)
-    endif()
+    moirai_ordinary_code_too(${target})
   endif()
   target_compile_features(${target} ${scope} cxx_std_20)
   if(EXISTS ${CMAKE_CURRENT_SOURCE_DIR}/include)
