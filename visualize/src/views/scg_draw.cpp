@@ -9,8 +9,8 @@
 
 #include "moirai/visualize/model/run_span.h"
 #include "moirai/visualize/views/pinned_graph.h"
-#include "views/construct_views.h"
-#include "views/text_format.h"
+#include "output/construct_views.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 
