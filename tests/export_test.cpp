@@ -32,8 +32,8 @@
 
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export/export.h"
-#include "moirai/visualize/export/output_file.h"
 #include "moirai/visualize/analyses/report.h"
+#include "moirai/visualize/output/output_file.h"
 #include "support/known_traces.h"
 #include "support/perfetto_trace_reader.h"
 #include "support/trace_builder.h"

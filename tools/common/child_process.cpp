@@ -20,7 +20,7 @@
 #include <string_view>
 #include <thread>
 
-#include "number_text.h"
+#include "moirai/trace/number_text.h"
 
 extern char** environ;
 
@@ -28,7 +28,7 @@ namespace moirai::tools {
 
 std::string ChildStatus::describe() const {
   if (!started) return "could not start: " + error;
-  if (timed_out) return "timed out after " + number_text(seconds, "%.1f") + " s (killed)";
+  if (timed_out) return "timed out after " + trace::number_text(seconds, "%.1f") + " s (killed)";
   if (signal != 0) return std::string("killed by signal ") + std::to_string(signal) + " (" + strsignal(signal) + ")";
   return "exit " + std::to_string(exit_code);
 }

@@ -5,7 +5,6 @@
 // Each subcommand's command line is a CLI11 app; what it prints goes through OutputTarget.
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -29,6 +28,7 @@
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/replay/loss_check.h"
 #include "moirai/replay/replay.h"
+#include "moirai/trace/number_text.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/views/core_set.h"
 #include "moirai/visualize/analyses/critical_path.h"
@@ -46,6 +46,8 @@ namespace {
 
 using moirai::cli::OutputTarget;
 using json = nlohmann::json;
+using moirai::trace::fixed;
+using moirai::trace::number_text;
 
 constexpr const char* kUsage = "usage: moirai <command> [options]\n";
 
@@ -330,9 +332,7 @@ double positive_finite(const std::string& flag, const std::string& text, double 
     used = 0;
   }
   if (used == 0 || used != text.size() || !std::isfinite(value) || !(value > 0) || value > most) {
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%g", most);
-    throw BadInput(flag + " " + text + ": must be a number above 0 and at most " + limit);
+    throw BadInput(flag + " " + text + ": must be a number above 0 and at most " + number_text(most, "%g"));
   }
   return value;
 }
@@ -355,9 +355,8 @@ std::uint64_t parse_time(const std::string& flag, const std::string& text, doubl
   else throw BadInput(not_a_time);
   const double ticks = number * seconds_per * clock_hz;
   if (!(ticks < kMaxTicks)) {
-    char seconds[32];
-    std::snprintf(seconds, sizeof seconds, "%g", number * seconds_per);
-    throw BadInput(flag + " " + text + ": beyond any run (" + seconds + " s is more clock ticks than a trace holds)");
+    throw BadInput(flag + " " + text + ": beyond any run (" + number_text(number * seconds_per, "%g") +
+                   " s is more clock ticks than a trace holds)");
   }
   return static_cast<std::uint64_t>(ticks);
 }
@@ -557,12 +556,8 @@ int scg(const std::vector<std::string_view>& args) {
   return 0;
 }
 
-// number_text is a number as a stream prints it by default ("2.5", "12").
-std::string number_text(double value) {
-  std::ostringstream text;
-  text << value;
-  return text.str();
-}
+// number_text is a number as a stream prints it by default ("2.5", "12"): printf's "%g".
+std::string number_text(double value) { return number_text(value, "%g"); }
 
 int ucc(const std::vector<std::string_view>& args) {
   Drawing command("ucc", "usage: moirai ucc TRACE -o FILE [--weighted] [-T svg|png|pdf|dot] [--json]\n\n",
@@ -787,11 +782,6 @@ int replay(const std::vector<std::string_view>& args) {
   const auto meta = [&](const char* key, const char* otherwise) {
     const auto found = recorded.metadata.find(key);
     return found != recorded.metadata.end() ? found->second : std::string(otherwise);
-  };
-  const auto fixed = [](double value, int digits) {
-    std::ostringstream text;
-    text << std::fixed << std::setprecision(digits) << value;
-    return text.str();
   };
   const double change = result.recorded_seconds > 0 ? (result.makespan_seconds / result.recorded_seconds - 1) * 100 : 0;
   std::ostream& summary = target && target->to_stdout() ? std::cerr : std::cout;

@@ -18,8 +18,8 @@
 #include "moirai/instrument/counters.h"
 #include "moirai/proto_runtime/cost_model.h"
 #include "moirai/proto_runtime/errors.h"
+#include "moirai/trace/number_text.h"
 #include "moirai/trace/reader.h"
-#include "number_text.h"
 #include "openmp_runtime.h"
 #include "output_target.h"
 #include "task_cost_probe.h"
@@ -221,7 +221,7 @@ TaskCostGiven task_cost_for(const std::string& model_path) {
   try {
     const tools::ProbedTaskCost probed = tools::probe_task_cost();
     return {ompt::task_cost_text(probed.cost), "measured at start by moirai-omp-task-cost (" + probed.how +
-                                                   "; its whole run took " + tools::number_text(probed.seconds * 1e3, "%.1f") +
+                                                   "; its whole run took " + trace::number_text(probed.seconds * 1e3, "%.1f") +
                                                    " ms)"};
   } catch (const std::runtime_error& error) {
     std::cerr << "moirai record: warning: libomp's work per task is not known, so the units keep it: " << error.what() << '\n';

@@ -11,10 +11,10 @@
 #include <nlohmann/json.hpp>
 
 #include "child_process.h"
+#include "moirai/trace/number_text.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/views/core_set.h"
 #include "moirai/visualize/views/scg.h"
-#include "number_text.h"
 #include "progress.h"
 #include "sweep_plot.h"
 #include "sweep_result.h"
@@ -27,8 +27,8 @@ namespace {
 
 using tools::ChildStatus;
 using tools::last_lines;
-using tools::number_text;
 using tools::run_child;
+using trace::number_text;
 
 constexpr double kFitPoints = 1600;    // the longest run's SCG height when no --scale is given
 constexpr std::size_t kStderrLines = 5;  // of a failed run's stderr, shown

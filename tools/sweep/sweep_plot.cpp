@@ -6,14 +6,14 @@
 #include <cmath>
 #include <stdexcept>
 
+#include "moirai/trace/number_text.h"
 #include "moirai/visualize/views/pinned_graph.h"
-#include "number_text.h"
 
 namespace moirai::sweep {
 
 namespace {
 
-using tools::number_text;
+using trace::number_text;
 
 constexpr double kMinWidth = 480, kHeight = 300;  // the plot area, points
 constexpr double kPerValue = 48;                   // x-axis room per value, so labels do not collide

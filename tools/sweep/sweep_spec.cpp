@@ -3,12 +3,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <iterator>
 #include <set>
 
 #include <CLI/CLI.hpp>
+
+#include "moirai/trace/number_text.h"
 
 namespace moirai::sweep {
 
@@ -79,9 +80,7 @@ double positive_number(const std::string& flag, const std::string& text, double 
     throw UsageError(flag + " " + text + ": must be a number above 0");
   }
   if (value > most) {
-    char limit[32];
-    std::snprintf(limit, sizeof limit, "%g", most);
-    throw UsageError(flag + " " + text + ": must be at most " + limit);
+    throw UsageError(flag + " " + text + ": must be at most " + trace::number_text(most, "%g"));
   }
   return value;
 }

@@ -4,13 +4,13 @@
 #include <fstream>
 #include <stdexcept>
 
-#include "number_text.h"
+#include "moirai/trace/number_text.h"
 
 namespace moirai::sweep {
 
 namespace {
 
-using tools::number_text;
+using trace::number_text;
 
 std::string csv_field(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;

@@ -27,9 +27,21 @@ forbid trace 'moirai/(proto_runtime|ssr|vss|program|visualize)/|moirai/instrumen
   "trace/ includes only the instrument API"
 forbid visualize 'moirai/(proto_runtime|ssr|vss|program)/|moirai/instrument/(trace_recorder|clock|counters|profile)\.h' \
   "visualize/ never links the runtime or the recorder"
-forbid visualize/src/model '(moirai/visualize/)?(analyses|views|export)/' "a model file includes no analysis, view or export"
-forbid visualize/include/moirai/visualize/model '(moirai/visualize/)?(analyses|views|export)/' \
-  "a model header includes no analysis, view or export"
+# visualize/ runs one way, stage by stage: a stage's sources and public headers include only the
+# stages before it (output/ holds what every later stage prints and writes).
+stages=(model output analyses views export)
+printf -v order '%s -> ' "${stages[@]}"
+order=${order% -> }
+for dir in visualize/src/*/ visualize/include/moirai/visualize/*/; do
+  [[ " ${stages[*]} " == *" $(basename "$dir") "* ]] || breach "${dir%/} is no stage of visualize/'s order ($order)"
+done
+for ((i = 0; i < ${#stages[@]} - 1; i++)); do
+  later=$(IFS='|'; echo "${stages[*]:i+1}")
+  for dir in visualize/src/${stages[i]} visualize/include/moirai/visualize/${stages[i]}; do
+    [[ ! -d $dir ]] || forbid "$dir" "(moirai/visualize/)?($later)/" \
+      "visualize/ runs $order, one way: $dir includes no later stage"
+  done
+done
 forbid ssr_lang 'moirai/(vss|program|visualize|trace)/' "SSR knows no other language, program, trace or view"
 forbid vss_lang 'moirai/(ssr|program|visualize|trace)/' "VSs knows no other language, program, trace or view"
 forbid program 'moirai/(ssr|vss|visualize)/' "the programs' library links no language and no view"

@@ -19,6 +19,7 @@
 #include <type_traits>
 
 #include "moirai/trace/chunk_checksum.h"
+#include "moirai/trace/number_text.h"
 
 namespace moirai::trace {
 
@@ -52,8 +53,7 @@ double Trace::ms_from_start(std::uint64_t ticks) const {
 
 std::string Trace::interruption() const {
   if (interrupted.empty()) return "";
-  char at[64];
-  std::snprintf(at, sizeof at, "%.3f ms", ms_from_start(complete && end.end_time != 0 ? end.end_time : latest));
+  const std::string at = number_text(ms_from_start(complete && end.end_time != 0 ? end.end_time : latest), "%.3f ms");
   auto reason = metadata.find("end_reason");
   return interrupted + " at " + at + (reason == metadata.end() ? "" : ": " + reason->second);
 }
@@ -281,10 +281,8 @@ class Parser {
     }
     if (!trace_.cut.empty()) {
       // Said first, as a time: how much of the run the trace still holds is what a reader asks.
-      char ends[64];
-      std::snprintf(ends, sizeof ends, "%.3f ms", trace_.ms_from_start(trace_.latest));
-      trace_.cut = "partial trace, ends at " + std::string(ends) + (trace_.latest == 0 ? " (it holds no records)" : "") +
-                   ": " + trace_.cut;
+      trace_.cut = "partial trace, ends at " + number_text(trace_.ms_from_start(trace_.latest), "%.3f ms") +
+                   (trace_.latest == 0 ? " (it holds no records)" : "") + ": " + trace_.cut;
     }
     trace_.constructs.resize(std::max(trace_.constructs.size(), trace_.construct_roles.size()));
     trace_.construct_roles.resize(trace_.constructs.size(), ConstructRole::other);
@@ -411,8 +409,7 @@ class Parser {
   template <class Name>
   bool before_start(std::size_t here, std::uint64_t begin, const Name& what, std::uint64_t Integrity::*count) {
     if (begin >= start_ticks_) return false;
-    char earlier[64];
-    std::snprintf(earlier, sizeof earlier, "%.6g s", static_cast<double>(start_ticks_ - begin) / trace_.clock_hz);
+    const std::string earlier = number_text(static_cast<double>(start_ticks_ - begin) / trace_.clock_hz, "%.6g s");
     leave_out(here, count, what() + " begins at tick " + std::to_string(begin) + ", " + earlier +
                                " before the run's start (start_ticks " + std::to_string(start_ticks_) +
                                "): no record precedes the recording");

@@ -3,7 +3,7 @@
 #include <cstdio>
 
 #include "moirai/visualize/model/unit_graph.h"
-#include "views/text_format.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 

@@ -1,6 +1,6 @@
 #include "analyses/integrity.h"
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize::detail {
 

@@ -2,7 +2,7 @@
 
 #include "analyses/integrity.h"
 #include "analyses/report/analysis.h"
-#include "views/text_format.h"
+#include "output/text_format.h"
 
 #include <algorithm>
 #include <cmath>

@@ -4,8 +4,8 @@
 
 #include "analyses/integrity.h"
 #include "model/chore_index.h"
-#include "views/construct_views.h"
-#include "views/text_format.h"
+#include "output/construct_views.h"
+#include "output/text_format.h"
 
 #include <algorithm>
 #include <cstdint>

@@ -13,8 +13,8 @@
 #include "model/chore_index.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/export/export.h"
-#include "moirai/visualize/export/output_file.h"
 #include "moirai/visualize/model/unit_graph.h"
+#include "moirai/visualize/output/output_file.h"
 
 namespace moirai::visualize::detail {
 

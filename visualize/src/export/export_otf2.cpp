@@ -18,7 +18,7 @@
 
 #include "analyses/integrity.h"
 #include "export/export_common.h"
-#include "moirai/visualize/export/output_file.h"
+#include "moirai/visualize/output/output_file.h"
 
 namespace moirai::visualize {
 

@@ -7,7 +7,7 @@
 
 #include "analyses/integrity.h"
 #include "export/export_common.h"
-#include "views/text_format.h"
+#include "output/text_format.h"
 
 #include <algorithm>
 #include <charconv>

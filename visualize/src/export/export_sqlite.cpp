@@ -13,10 +13,10 @@
 
 #include "analyses/integrity.h"
 #include "export/export_common.h"
-#include "moirai/visualize/export/output_file.h"
 #include "moirai/visualize/analyses/report.h"
 #include "moirai/visualize/analyses/run_summary.h"
-#include "views/text_format.h"
+#include "moirai/visualize/output/output_file.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 

@@ -1,6 +1,6 @@
 #include "moirai/visualize/views/core_set.h"
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 

@@ -5,8 +5,8 @@
 #include <cstdio>
 #include <stdexcept>
 
-#include "moirai/visualize/export/output_file.h"
-#include "views/text_format.h"
+#include "moirai/visualize/output/output_file.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize::detail {
 

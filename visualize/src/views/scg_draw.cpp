@@ -7,10 +7,11 @@
 #include <set>
 #include <unordered_map>
 
+#include "moirai/trace/number_text.h"
 #include "moirai/visualize/model/run_span.h"
 #include "moirai/visualize/views/pinned_graph.h"
-#include "views/construct_views.h"
-#include "views/text_format.h"
+#include "output/construct_views.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 
@@ -38,11 +39,7 @@ constexpr OverheadKind kEstimated{"the runtime's work inside the unit, estimated
 // a preempted unit is not read as a long one.
 constexpr OverheadKind kTaken{"taken by the OS", "#ffd700c0"};  // gold, the label shows through
 
-std::string fmt(double value, const char* format = "%.2f") {
-  char text[64];
-  std::snprintf(text, sizeof text, format, value);
-  return text;
-}
+std::string fmt(double value, const char* format = "%.2f") { return trace::number_text(value, format); }
 
 // VpNames renders "VP 3 'worker'" without a search per unit.
 class VpNames {

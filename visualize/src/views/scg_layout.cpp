@@ -13,8 +13,8 @@
 #include "model/chore_index.h"
 #include "moirai/visualize/model/run_span.h"
 #include "moirai/visualize/model/unit_graph.h"
-#include "views/construct_views.h"
-#include "views/text_format.h"
+#include "output/construct_views.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 

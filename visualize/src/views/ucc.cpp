@@ -13,8 +13,8 @@
 #include "moirai/visualize/views/pinned_graph.h"
 #include "moirai/visualize/model/unit_graph.h"
 #include "analyses/integrity.h"
-#include "views/construct_views.h"
-#include "views/text_format.h"
+#include "output/construct_views.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize {
 

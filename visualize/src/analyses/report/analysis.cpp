@@ -3,8 +3,8 @@
 #include <algorithm>
 
 #include "model/chore_index.h"
-#include "views/text_format.h"
 #include "moirai/visualize/model/run_span.h"
+#include "output/text_format.h"
 
 namespace moirai::visualize::report {
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

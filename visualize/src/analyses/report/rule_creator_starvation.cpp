@@ -10,7 +10,7 @@
 #include <map>
 #include <unordered_map>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

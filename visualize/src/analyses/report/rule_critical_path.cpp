@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

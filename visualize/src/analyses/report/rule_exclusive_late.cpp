@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <map>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

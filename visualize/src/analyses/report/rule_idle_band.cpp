@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

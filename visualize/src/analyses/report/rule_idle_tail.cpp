@@ -7,7 +7,7 @@
 // last piece ended: its call site is where the split is made.
 #include <algorithm>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

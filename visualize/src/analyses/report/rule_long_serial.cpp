@@ -12,8 +12,8 @@
 #include <algorithm>
 #include <map>
 
-#include "views/construct_views.h"
-#include "views/text_format.h"
+#include "output/construct_views.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

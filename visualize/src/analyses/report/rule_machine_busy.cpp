@@ -6,7 +6,7 @@
 // units, and what else ran on their CPUs. Claims nothing: the taken time stays its own entry.
 #include <string>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 #include "moirai/visualize/analyses/os_load.h"
 

@@ -8,7 +8,7 @@
 // chain's overhead and so the wait. The hint names the call site that ends most units.
 #include <algorithm>
 
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

@@ -1,6 +1,6 @@
 // Unused cores (paper section 3.4, the misplaced brace of run a): some cores did almost no work
 // while others did. The loss is those cores' idle time (and the start and end of the run there).
-#include "views/text_format.h"
+#include "output/text_format.h"
 #include "analyses/report/analysis.h"
 
 namespace moirai::visualize::report {

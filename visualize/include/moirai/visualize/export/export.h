@@ -3,18 +3,16 @@
 #pragma once
 
 #include <cstdint>
-#include <stdexcept>
 #include <string>
 
 #include "moirai/trace/reader.h"
+#include "moirai/visualize/output/output_file.h"
 
 namespace moirai::visualize {
 
-// ExportError is an output the exporter could not create or write; its message names it.
-class ExportError : public std::runtime_error {
- public:
-  using std::runtime_error::runtime_error;
-};
+// ExportError is an output the exporter could not create or write; its message names it. Every
+// output fails alike, so it is output_file.h's OutputError under the exporters' name.
+using ExportError = OutputError;
 
 // ExportCounts says what an exporter wrote, so the command and the tests can check it.
 struct ExportCounts {
@@ -27,7 +25,7 @@ struct ExportCounts {
 
 // export_otf2 writes an OTF2 archive into the directory `out` (created, or an empty one replaced;
 // one holding files is refused), whose anchor file is `out`/traces.otf2. Like every output, it is
-// written beside `out` and put in place only once whole (output_file.h).
+// written beside `out` and put in place only once whole (output/output_file.h).
 ExportCounts export_otf2(const trace::Trace& trace, const std::string& out);
 // export_perfetto writes Chrome Trace Event JSON, which Perfetto and chrome://tracing open.
 ExportCounts export_perfetto(const trace::Trace& trace, const std::string& out);

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -12,14 +11,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "moirai/trace/number_text.h"
+
 namespace moirai::visualize::detail {
 
-// fixed renders a number with `digits` decimals.
-inline std::string fixed(double value, int digits) {
-  char text[64];
-  std::snprintf(text, sizeof text, "%.*f", digits, value);
-  return text;
-}
+// fixed renders a number with `digits` decimals: the one number formatter
+// (moirai/trace/number_text.h), which the tools print with too.
+using trace::fixed;
 
 // json_string quotes and escapes text as a JSON string (nlohmann-json), invalid UTF-8 replaced
 // by U+FFFD.

@@ -1,4 +1,4 @@
-#include "views/construct_views.h"
+#include "output/construct_views.h"
 
 #include <vector>
 

@@ -1,4 +1,4 @@
-#include "moirai/visualize/export/output_file.h"
+#include "moirai/visualize/output/output_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -14,8 +14,8 @@ namespace moirai::visualize {
 
 namespace {
 
-ExportError cannot_write(const std::string& path, const std::string& why) { return ExportError("cannot write " + path + ": " + why); }
-ExportError cannot_write(const std::string& path, int error) { return cannot_write(path, std::strerror(error)); }
+OutputError cannot_write(const std::string& path, const std::string& why) { return OutputError("cannot write " + path + ": " + why); }
+OutputError cannot_write(const std::string& path, int error) { return cannot_write(path, std::strerror(error)); }
 
 // kind_of names what a non-regular file is, for the message refusing it.
 std::string kind_of(mode_t mode) {
@@ -35,7 +35,7 @@ struct Target {
 };
 
 Target resolve(const std::string& given) {
-  if (given.empty()) throw ExportError("cannot write an output with an empty name");
+  if (given.empty()) throw OutputError("cannot write an output with an empty name");
   Target target{given, "", "", false, false};
   struct stat info {};
   if (::stat(given.c_str(), &info) == 0) {
