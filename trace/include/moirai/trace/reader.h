@@ -75,7 +75,7 @@ struct Trace {
   std::vector<ConstructRole> construct_roles;  // by kind (format 2 and older: SSR's, by name)
   std::vector<std::string> construct_colours;  // by kind ("": the views pick)
   // language_choices is the language's placement and report words (format 3.6; an older trace's
-  // are the format history's for its language, format_history.h).
+  // are the reader's format history's for its language: docs/trace-format.md).
   LanguageChoices language_choices;
   struct Site { std::string file, function; std::uint32_t line = 0; };
   std::unordered_map<std::uint32_t, Site> sites;
