@@ -30,7 +30,7 @@ void measure(benchmark::State& state, Record record) {
   for (auto _ : state) {
     const std::string path = "/tmp/moirai_recorder_bench_" + std::to_string(::getpid()) + ".mtrace";
     instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "recorder_bench"});
-    recorder.run_start("bench", {{"end VP", moirai::ConstructRole::end, ""}, {"step", moirai::ConstructRole::other, ""}}, 1);
+    recorder.run_start({"bench", {{"end VP", moirai::ConstructRole::end, ""}, {"step", moirai::ConstructRole::other, ""}}, {}}, 1);
     recorder.core_start(0);
     const auto begin = Clock::now();
     for (std::uint64_t i = 1; i <= kBatch; ++i) record(recorder, i);

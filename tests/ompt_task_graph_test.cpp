@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "moirai/trace/openmp_words.h"
 #include "moirai/trace/reader.h"
 #include "moirai/visualize/analyses/critical_path.h"
 #include "moirai/visualize/model/unit_graph.h"
@@ -67,6 +68,10 @@ TEST_P(OmpCholesky, RecordedDependencesAreTheKnownTaskGraph) {
   ASSERT_TRUE(trace.complete) << trace.cut;
   EXPECT_EQ(trace.metadata.at("language"), "OpenMP");
   EXPECT_EQ(trace.core_count, 2u);
+  // OpenMP's words and placement travel in its trace, and are what the format history gives an
+  // OpenMP trace from before they did.
+  EXPECT_EQ(trace.language_choices.words, trace::kFormat35OpenMpWords);
+  EXPECT_EQ(trace.language_choices.placement, LanguagePlacement::any_core);
   const TaskView view(trace);
   const KnownGraph graph(t);
   ASSERT_EQ(view.tasks.size(), graph.tasks.size()) << "one VP per task";

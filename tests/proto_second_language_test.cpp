@@ -241,5 +241,17 @@ TEST(ForkJoinKit, ARowOutOfKindOrderIsRefused) {
   }
 }
 
+// A word is given once: a trace holds one text for each of the report's words.
+TEST(ForkJoinKit, AWordGivenTwiceIsRefused) {
+  try {
+    const proto::LanguageTable table("wordy", {{proto::kEndVp, {"end", ConstructRole::end, ""}}},
+                                     proto::CostModel::default_model(),
+                                     {.placement = LanguagePlacement::any_core, .words = {{"vp", "strand"}, {"vp", "thread"}}});
+    ADD_FAILURE() << "the table was accepted";
+  } catch (const std::logic_error& error) {
+    EXPECT_STREQ(error.what(), "wordy gives the word 'vp' twice");
+  }
+}
+
 }  // namespace
 }  // namespace moirai::test

@@ -13,11 +13,14 @@
 #include <fstream>
 #include <functional>
 #include <iterator>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "moirai/trace/chunk_checksum.h"
 #include "moirai/trace/format.h"
+#include "moirai/trace/openmp_words.h"
 #include "moirai/trace/reader.h"
 #include "support/sanitizers.h"
 #include "support/trace_builder.h"
@@ -62,9 +65,13 @@ std::uint32_t checksum_as(const Bytes& bytes, const Chunk& chunk, std::uint16_t 
   return static_cast<std::uint32_t>(crc32(crc, bytes.data() + chunk.at + sizeof(trace::ChunkHeader), chunk.header.payload_size));
 }
 
-// write_two_cores writes a sound trace of two cores, two units and an idle span each, to `path`.
-void write_two_cores(const std::string& path) {
-  test_support::TraceBuilder out(2);
+// write_two_cores writes a sound trace of two cores, two units and an idle span each, to `path`;
+// `choices` none: as a trace from before format 3.6.
+void write_two_cores(const std::string& path, std::optional<LanguageChoices> choices = trace::BuilderOptions{}.choices) {
+  trace::BuilderOptions options;
+  options.cores = 2;
+  options.choices = std::move(choices);
+  test_support::TraceBuilder out(options);
   out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
   out.idle(0, 220, 300);
   out.unit(0, 2, 1, 300, 310, 400, 420, 0, 0);
@@ -121,7 +128,7 @@ TEST(TraceIntegrity, AFlippedCoreIdFailsTheChecksumFromFormat3_3) {
 
 TEST(TraceIntegrity, AFormat3_2TraceStillReadsWithItsPayloadChecksums) {
   const std::string path = temp_path("old");
-  write_two_cores(path);
+  write_two_cores(path, std::nullopt);
   Bytes bytes = file_bytes(path);
   std::remove(path.c_str());
   bytes[10] = 2;  // version_minor
@@ -568,5 +575,85 @@ TEST(TraceInput, AFileOverTheLimitIsRefusedBeforeItIsRead) {
   EXPECT_EQ(trace::max_trace_bytes(), trace::kDefaultMaxTraceBytes);
   std::remove(path.c_str());
 }
+
+// language_trace is the bytes of a one-unit trace of `language` whose language gives `choices`
+// (none: a trace from before format 3.6, whose header then says 3.5).
+Bytes language_trace(const std::string& language, const std::optional<LanguageChoices>& choices) {
+  trace::BuilderOptions options;
+  options.language = language;
+  options.choices = choices;
+  test_support::TraceBuilder out(options);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  const std::string path = temp_path("language");
+  out.write(path);
+  Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  if (!choices) {
+    const std::uint16_t minor = trace::kLanguageChoicesMinor - 1;
+    std::memcpy(bytes.data() + 10, &minor, sizeof minor);  // "MOIRAITR", u16 major, u16 minor
+  }
+  return bytes;
+}
+
+// A trace from before format 3.6 named its language only: the reader's format history gives it
+// the placement and words its language had then, by that name; whatever a 3.6 trace names its
+// language, its own choices stand.
+TEST(TraceLanguageChoices, AnOlderTraceGetsItsLanguagesFromTheFormatHistory) {
+  const LanguageChoices own{LanguagePlacement::last_core, {{"vp", "strand"}}};
+  struct Case {
+    std::string language;
+    LanguagePlacement placement;
+    std::vector<LanguageWord> words;
+  };
+  for (const Case& c : {Case{"SSR", LanguagePlacement::last_core, {}}, Case{"OpenMP", LanguagePlacement::any_core, trace::kFormat35OpenMpWords},
+                        Case{"VSs", LanguagePlacement::any_core, {}}, Case{"Weave", LanguagePlacement::any_core, {}}}) {
+    const trace::Trace now = read_bytes(language_trace(c.language, own));
+    EXPECT_EQ(now.language_choices.placement, own.placement) << c.language;
+    EXPECT_EQ(now.language_choices.words, own.words) << c.language;
+    const trace::Trace old = read_bytes(language_trace(c.language, std::nullopt));
+    EXPECT_EQ(old.version, (std::pair<std::uint16_t, std::uint16_t>{3, 5}));
+    EXPECT_EQ(old.language_choices.placement, c.placement) << c.language;
+    EXPECT_EQ(old.language_choices.words, c.words) << c.language;
+  }
+}
+
+TEST(TraceLanguageChoices, ChoicesAnOlderTraceCannotHoldOrTheFormatDoesNotKnowAreRefused) {
+  Bytes bytes = language_trace("Weave", LanguageChoices{LanguagePlacement::any_core, {{"vp", "strand"}}});
+  Bytes old = bytes;
+  const std::uint16_t minor = 5;
+  std::memcpy(old.data() + 10, &minor, sizeof minor);  // the chunk checksums do not cover the file header
+  try {
+    read_bytes(old);
+    ADD_FAILURE() << "a 3.5 trace held a placement";
+  } catch (const trace::TraceError& error) {
+    EXPECT_NE(std::string(error.what()).find("a placement definition is format 3.6; this trace says 3.5"), std::string::npos)
+        << error.what();
+  }
+  for (Chunk chunk : chunks_of(bytes)) {
+    if (chunk.header.type != static_cast<std::uint16_t>(trace::ChunkType::definitions)) continue;
+    unsigned char* payload = bytes.data() + chunk.at + sizeof(trace::ChunkHeader);
+    for (std::size_t at = 0; at < chunk.header.payload_size;) {
+      trace::Definition entry{};
+      std::memcpy(&entry, payload + at, sizeof entry);
+      if (entry.type == static_cast<std::uint16_t>(trace::DefinitionType::placement)) {
+        entry.b = 3;
+        std::memcpy(payload + at, &entry, sizeof entry);
+        chunk.header.payload_crc32 = trace::chunk_checksum(chunk.header, payload, chunk.header.payload_size);
+        store_header(bytes, chunk);
+        try {
+          read_bytes(bytes);
+          ADD_FAILURE() << "a placement the format does not know was read";
+        } catch (const trace::TraceError& error) {
+          EXPECT_EQ(error.offset(), chunk.at + sizeof(trace::ChunkHeader) + at);
+          EXPECT_NE(std::string(error.what()).find("unknown placement 3 (1 any core, 2 last core)"), std::string::npos) << error.what();
+        }
+        return;
+      }
+      at += sizeof entry + ((entry.text_size + 7u) & ~std::size_t{7});
+    }
+  }
+  FAIL() << "the builder wrote no placement";
+}
+
 
 }  // namespace

@@ -366,7 +366,7 @@ std::size_t os_taken_records(const trace::Trace& t) {
 TEST(TraceRecorderDispatch, AnIdleThatWasAHandOverBecomesTheNextUnitsDecision) {
   const std::string path = temp_path("dispatch");
   instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "dispatch test", 4096});
-  recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 1);
+  recorder.run_start({"test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, {}}, 1);
   recorder.core_start(0);
   recorder.vp_created(0, 1, "worker", {"trace_recording_test.cpp", 2, "test"}, 0);
   whole_unit(recorder, 0, 1, 1);
@@ -409,7 +409,7 @@ TEST(TraceRecorderEstimate, BooksTheEstimateOutOfTheUnitsWorkAtMostAllOfIt) {
   StepClock clock;
   instrument::TraceRecorder recorder(instrument::RecorderOptions{path, {}, "estimate test", 4096});
   recorder.use_time_source(clock);
-  recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 1);
+  recorder.run_start({"test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, {}}, 1);
   recorder.core_start(0);
   recorder.vp_created(0, 1, "worker", {"trace_recording_test.cpp", 2, "test"}, 0);
   static constexpr CallSite kSite{"trace_recording_test.cpp", 3, "test"};
@@ -459,7 +459,7 @@ TEST(TraceFlushByTime, ACoreInALongUnitHasItsEarlierRecordsWritten) {
   instrument::RecorderOptions options{path, {}, "flush test", 4096};
   options.flush_interval = std::chrono::milliseconds(50);
   instrument::TraceRecorder recorder(options);
-  recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 2);
+  recorder.run_start({"test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, {}}, 2);
   recorder.core_start(0);
   recorder.core_start(1);
   recorder.vp_created(0, 1, "long runner", {"trace_recording_test.cpp", 2, "test"}, 0);
@@ -512,7 +512,7 @@ TEST(TraceFlushByTime, WritesEveryRecordOnceAndInOrderWhileCoresAppend) {
   options.flush_interval = std::chrono::milliseconds(1);
   {
     instrument::TraceRecorder recorder(options);
-    recorder.run_start("test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, 2);
+    recorder.run_start({"test", {{"end VP", ConstructRole::end, ""}, {"step", ConstructRole::other, ""}}, {}}, 2);
     std::vector<std::thread> cores;
     for (CoreId core = 0; core < 2; ++core) {
       cores.emplace_back([&recorder, core] {
@@ -552,7 +552,7 @@ TEST(TraceStopSignals, CatchesOnlyDefaultActionsAndGivesThemBack) {
   const std::string path = temp_path("signals");
   {
     instrument::TraceRecorder recorder({path, {}, "signals", 4096});
-    recorder.run_start("test", {{"end VP", ConstructRole::end, ""}}, 1);
+    recorder.run_start({"test", {{"end VP", ConstructRole::end, ""}}, {}}, 1);
     ::sigaction(SIGINT, nullptr, &now);
     EXPECT_NE(now.sa_handler, SIG_DFL) << "SIGINT is not caught while the run records";
     ::sigaction(SIGTERM, nullptr, &now);
@@ -583,6 +583,9 @@ TEST(TraceConstructRoles, AnSsrRunRecordsItsConstructTable) {
   }
   EXPECT_EQ(t.constructs_of(ConstructRole::create), (std::vector<std::uint32_t>{1}));
   EXPECT_EQ(t.constructs_of(ConstructRole::exclusive_end), (std::vector<std::uint32_t>{9}));
+  // Its choices too, which are what the format history gives an SSR trace from before them.
+  EXPECT_EQ(t.language_choices.placement, LanguagePlacement::last_core);
+  EXPECT_TRUE(t.language_choices.words.empty()) << "SSR speaks the paper's words, the report's own";
 }
 
 TEST(TraceConstructRoles, AFormatTwoSsrTraceGetsSsrsRoles) {
@@ -598,6 +601,8 @@ TEST(TraceConstructRoles, AFormatTwoSsrTraceGetsSsrsRoles) {
     EXPECT_EQ(t.construct_roles[kind], trace::kFormat2SsrConstructs[kind].role) << t.constructs[kind];
     EXPECT_EQ(t.construct_colours[kind], trace::kFormat2SsrConstructs[kind].colour) << t.constructs[kind];
   }
+  EXPECT_EQ(t.language_choices.placement, LanguagePlacement::last_core);
+  EXPECT_TRUE(t.language_choices.words.empty());
 }
 
 // A language of the kit records as SSR does, with nothing in the recorder or the reader for
@@ -630,6 +635,8 @@ TEST(TraceConstructRoles, ALanguageOfTheKitRecordsItsTable) {
     EXPECT_EQ(t.construct_roles[kind], table.constructs[kind].role) << kind;
     EXPECT_EQ(t.construct_colours[kind], table.constructs[kind].colour) << kind;
   }
+  EXPECT_EQ(t.language_choices.placement, table.choices.placement);
+  EXPECT_EQ(t.language_choices.words, table.choices.words);
   std::map<std::string, int> by_name;
   for (const trace::ConstraintRecord& c : t.constraints) ++by_name[t.construct_name(c.construct)];
   EXPECT_EQ(by_name, (std::map<std::string, int>{{"fork", 3}, {"join", 1}}));

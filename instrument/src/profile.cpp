@@ -43,11 +43,10 @@ struct Profile::Impl final : RuntimeObserver {
     hz = source.hz();
   }
 
-  void run_start(const std::string& run_language, const std::vector<ConstructInfo>& constructs,
-                 std::size_t core_count) override {
-    language = run_language;
+  void run_start(const LanguageInfo& run_language, std::size_t core_count) override {
+    language = run_language.name;
     names.clear();
-    for (const ConstructInfo& construct : constructs) names.push_back(construct.name);
+    for (const ConstructInfo& construct : run_language.constructs) names.push_back(construct.name);
     cores = std::vector<CoreProfile>(core_count);
     for (CoreProfile& core : cores) {
       core.construct_count.assign(names.size(), 0);

@@ -1,11 +1,13 @@
 // OpenMP's constructs as the trace names them: each with the role that lets every view read an
-// OpenMP trace without knowing OpenMP (moirai/instrument/construct_role.h).
+// OpenMP trace without knowing OpenMP (moirai/instrument/construct_role.h); and the language as
+// the trace describes it, with the report's words for OpenMP and the placement closest to libomp.
 #pragma once
 
 #include <vector>
 
 #include "moirai/instrument/construct_role.h"
 #include "moirai/instrument/ids.h"
+#include "moirai/instrument/language_info.h"
 
 namespace moirai::ompt {
 
@@ -29,5 +31,10 @@ enum OpenMpConstruct : ConstructKind {
 
 // openmp_constructs is the construct table a trace of an OpenMP run carries (index = kind).
 std::vector<ConstructInfo> openmp_constructs();
+
+// openmp_language is OpenMP as a trace describes it: named "OpenMP", its constructs, the report's
+// words in OpenMP's terms (each core an OpenMP thread, each VP a task; docs/openmp.md) and the
+// placement of libomp's task pool, which any free thread takes from.
+LanguageInfo openmp_language();
 
 }  // namespace moirai::ompt

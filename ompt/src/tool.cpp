@@ -111,7 +111,7 @@ int initialize(ompt_function_lookup_t lookup, int /*initial_device*/, ompt_data_
   want(ompt_callback_work, reinterpret_cast<ompt_callback_t>(on_work), "work");
   want(ompt_callback_dispatch, reinterpret_cast<ompt_callback_t>(on_dispatch), "dispatch");
   if (!missing.empty()) tool->recorder->note_closing("ompt_missing_callbacks", missing);
-  tool->recorder->run_start("OpenMP", moirai::ompt::openmp_constructs(), tool->config.cores);
+  tool->recorder->run_start(moirai::ompt::openmp_language(), tool->config.cores);
   return 1;
 }
 

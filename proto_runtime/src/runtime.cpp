@@ -873,7 +873,7 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
                                           : nullptr);
   if (kRecording && rt.observer) {
     if (rt.domains) rt.observer->language_names_domains();
-    rt.observer->run_start(rt.language.table().name, rt.language.table().constructs, rt.core_count);
+    rt.observer->run_start(rt.language.table(), rt.core_count);
   }
   rt.lock.lock();
   try {

@@ -306,17 +306,16 @@ struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSou
   void language_names_domains() override {
     if (user) user->language_names_domains();
   }
-  void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
-                 std::size_t core_count) override {
+  void run_start(const LanguageInfo& language, std::size_t core_count) override {
     handler_costs.clear();
     communication_costs.clear();
-    for (const ConstructInfo& construct : constructs) {
+    for (const ConstructInfo& construct : language.constructs) {
       handler_costs.push_back(config.costs.handler_cost(construct.name));
       communication_costs.push_back(config.costs.communication_cost(construct.name));
     }
     if (user) {
       user->use_time_source(*this);
-      user->run_start(language, constructs, core_count);
+      user->run_start(language, core_count);
     }
   }
   void core_start(CoreId core) override { if (user) user->core_start(core); }

@@ -188,8 +188,7 @@ void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::S
 }  // namespace
 
 Placement language_placement(const trace::Trace& trace) {
-  const auto language = trace.metadata.find("language");
-  return language != trace.metadata.end() && language->second == "SSR" ? Placement::last_core : Placement::any_core;
+  return trace.language_choices.placement == LanguagePlacement::last_core ? Placement::last_core : Placement::any_core;
 }
 
 RemovedCause parse_cause(std::string_view text) {

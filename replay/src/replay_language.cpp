@@ -23,7 +23,9 @@ proto::LanguageTable language_table(const trace::Trace& trace, const RecordedRun
     rows.push_back({k, std::move(info)});
   }
   const auto language = trace.metadata.find("language");
-  return proto::LanguageTable(language != trace.metadata.end() ? language->second : "replay", rows, std::move(costs));
+  // The replayed trace speaks the recorded language's words and keeps its placement for the next replay.
+  return proto::LanguageTable(language != trace.metadata.end() ? language->second : "replay", rows, std::move(costs),
+                              trace.language_choices);
 }
 
 ReplayLanguage::ReplayLanguage(const RecordedRun& run, const proto::LanguageTable& table, Placement placement,

@@ -49,10 +49,13 @@ const std::string& channel_name(const detail::MessageTypeBase* channel) {
   return channel->name();
 }
 
-// language_table is SSR as data: its construct table and its default costs (cost_model).
+// language_table is SSR as data: its construct table, its default costs (cost_model) and its
+// choices for the views and replay.
 const proto::LanguageTable& language_table() {
   // What each construct is called, does to scheduling and is drawn with, by kind. The views read
-  // all three from the trace; the colours are the paper's SCG colours.
+  // all three from the trace; the colours are the paper's SCG colours. SSR speaks the paper's
+  // words (VPs placed on cores), the report's own, so it gives none; a replay keeps each VP on the
+  // core it last ran on, as SSR's per-core FIFOs do.
   static const proto::LanguageTable table(
       "SSR",
       {
@@ -67,7 +70,7 @@ const proto::LanguageTable& language_table() {
           {detail::kSingletonEnter, {"singleton", ConstructRole::exclusive, "orange"}},
           {detail::kSingletonDone, {"singleton end", ConstructRole::exclusive_end, "orange"}},
       },
-      cost_model());
+      cost_model(), {.placement = LanguagePlacement::last_core, .words = {}});
   return table;
 }
 

@@ -68,7 +68,8 @@ inline void park(proto::VirtualProcessor& self,
 }
 
 // language_table is fork/join as data: its constructs by kind, what each does to scheduling, the
-// colour of its lines, and its default costs on a simulated machine (a fork's handler is dearer).
+// colour of its lines, its default costs on a simulated machine (a fork's handler is dearer), and
+// its choices: the placement closest to its assigner and the report's words it says its own way.
 inline const proto::LanguageTable& language_table() {
   static const proto::LanguageTable fork_join(
       "fork/join",
@@ -84,7 +85,10 @@ inline const proto::LanguageTable& language_table() {
         proto::CostModel costs = proto::CostModel::default_model();
         costs.handlers = {{"fork", 900}};
         return costs;
-      }());
+      }(),
+      {.placement = LanguagePlacement::any_core,
+       .words = {{"creator_cure", "fork from several VPs, each forking its share"},
+                 {"wait_late_cure", "the last child to end before the join at {} ran late; fork it sooner"}}});
   return fork_join;
 }
 

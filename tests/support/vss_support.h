@@ -46,9 +46,9 @@ class GraphProbe : public instrument::RuntimeObserver {
   struct Constraint {
     std::string construct, from, to;
   };
-  void run_start(const std::string&, const std::vector<ConstructInfo>& constructs, std::size_t) override {
+  void run_start(const LanguageInfo& language, std::size_t) override {
     construct_names_.clear();
-    for (const ConstructInfo& construct : constructs) construct_names_.push_back(construct.name);
+    for (const ConstructInfo& construct : language.constructs) construct_names_.push_back(construct.name);
   }
   void vp_created(CoreId, VpId vp, const std::string& name, const CallSite&, CoreId) override {
     std::lock_guard<std::mutex> hold(mutex_);

@@ -37,9 +37,9 @@ using instrument::Clock;
 // core writes only its own slot); the wake-up needs the last handler exit of any core.
 class Samples final : public instrument::RuntimeObserver {
  public:
-  void run_start(const std::string&, const std::vector<ConstructInfo>& constructs, std::size_t cores) override {
+  void run_start(const LanguageInfo& language, std::size_t cores) override {
     names_.clear();
-    for (const ConstructInfo& construct : constructs) names_.push_back(construct.name);
+    for (const ConstructInfo& construct : language.constructs) names_.push_back(construct.name);
     const std::vector<std::string>& names = names_;
     cores_.assign(cores, Core{});
     for (Core& core : cores_) core.handlers.resize(names.size());

@@ -30,6 +30,15 @@ TraceBuilder::TraceBuilder(const std::string& path, BuilderOptions options)
   if (options_.counters.size() > kMaxCounters) {
     throw std::invalid_argument("a trace records at most " + std::to_string(kMaxCounters) + " counters");
   }
+  const std::vector<LanguageWord> no_words;
+  const std::vector<LanguageWord>& words = options_.choices ? options_.choices->words : no_words;
+  for (std::size_t w = 0; w < words.size(); ++w) {
+    const std::string& name = words[w].name;
+    if (name.empty() || name.find('\0') != std::string::npos) throw std::invalid_argument("a word's name is empty or holds a NUL");
+    for (std::size_t earlier = 0; earlier < w; ++earlier) {
+      if (words[earlier].name == name) throw std::invalid_argument("the word '" + name + "' is given twice");
+    }
+  }
   file_ = std::fopen(path.c_str(), "wb");
   if (file_ == nullptr) throw std::runtime_error("cannot write trace file " + path + ": " + std::strerror(errno));
   FileHeader header{};
@@ -52,6 +61,9 @@ TraceBuilder::TraceBuilder(const std::string& path, BuilderOptions options)
     define(DefinitionType::construct, static_cast<std::uint32_t>(kind), static_cast<std::uint64_t>(construct.role), 0,
            construct_text(construct.name, construct.colour));
   }
+  if (!options_.choices) return;
+  define(DefinitionType::placement, 0, static_cast<std::uint64_t>(options_.choices->placement), 0, "");
+  for (const LanguageWord& word : options_.choices->words) define(DefinitionType::word, 0, 0, 0, word_text(word.name, word.text));
 }
 
 TraceBuilder::~TraceBuilder() {

@@ -1,6 +1,5 @@
 // Reads the layout of docs/trace-format.md (moirai/trace/format.h) and checks all of it.
 #include "moirai/trace/reader.h"
-#include "moirai/trace/ssr_constructs.h"
 
 #include <zlib.h>
 
@@ -18,6 +17,7 @@
 #include <tuple>
 #include <type_traits>
 
+#include "format_history.h"
 #include "moirai/trace/chunk_checksum.h"
 #include "moirai/trace/number_text.h"
 
@@ -232,7 +232,6 @@ class Parser {
                               std::to_string(header.version_minor) + " is not supported (this reader reads versions " +
                               std::to_string(kOldestVersionMajor) + " to " + std::to_string(kVersionMajor) + ")");
     }
-    version_major_ = header.version_major;
     trace_.version = {header.version_major, header.version_minor};
     std::size_t at = sizeof(FileHeader);
     while (!source_.exhausted(at)) {
@@ -287,7 +286,7 @@ class Parser {
     trace_.constructs.resize(std::max(trace_.constructs.size(), trace_.construct_roles.size()));
     trace_.construct_roles.resize(trace_.constructs.size(), ConstructRole::other);
     trace_.construct_colours.resize(trace_.constructs.size());
-    if (version_major_ < 3) legacy_roles();
+    detail::apply_format_history(trace_);
     // Each core's records arrive in its chunks, and the chunks of different cores in the order
     // the writer took them, which host timing decides (the recorder also flushes by time): in
     // time order, a trace reads the same however its chunks were interleaved, so every view of a
@@ -308,21 +307,6 @@ class Parser {
       }
     }
     return std::move(trace_);
-  }
-
-  // legacy_roles gives the constructs of an SSR trace from before roles (format 2 and older)
-  // the roles and colours of the reader's table for them; other languages' old constructs stay
-  // `other`.
-  void legacy_roles() {
-    auto language = trace_.metadata.find("language");
-    if (language == trace_.metadata.end() || language->second != "SSR") return;
-    for (std::size_t kind = 0; kind < trace_.constructs.size(); ++kind) {
-      for (const ConstructInfo& ssr : kFormat2SsrConstructs) {
-        if (ssr.name != trace_.constructs[kind]) continue;
-        trace_.construct_roles[kind] = ssr.role;
-        trace_.construct_colours[kind] = ssr.colour;
-      }
-    }
   }
 
   void cut(std::size_t at, const std::string& why) {
@@ -590,11 +574,42 @@ class Parser {
           }
           trace_.lock_domains[static_cast<std::uint16_t>(entry.a)] = Trace::LockDomain{entry.b, text};
           break;
+        case DefinitionType::placement:
+          language_choice(offset + at, "a placement");
+          if (entry.b > 0xFFFF || !placement_known(static_cast<std::uint16_t>(entry.b))) {
+            throw TraceError(offset + at, "unknown placement " + std::to_string(entry.b) + " (1 any core, 2 last core)");
+          }
+          if (placement_seen_ && trace_.language_choices.placement != static_cast<LanguagePlacement>(entry.b)) {
+            throw TraceError(offset + at, "a second placement, " + std::to_string(entry.b) + ", where the trace gave " +
+                                              std::to_string(static_cast<std::uint16_t>(trace_.language_choices.placement)));
+          }
+          placement_seen_ = true;
+          trace_.language_choices.placement = static_cast<LanguagePlacement>(entry.b);
+          break;
+        case DefinitionType::word: {
+          language_choice(offset + at, "a word");
+          const auto nul = text.find('\0');
+          if (nul == std::string::npos || nul == 0) throw TraceError(offset + at, "a word definition without a name before its text");
+          LanguageWord word{text.substr(0, nul), text.substr(nul + 1)};
+          if (const std::string* given = trace_.language_choices.word(word.name)) {
+            if (*given == word.text) break;
+            throw TraceError(offset + at, "the word '" + word.name + "' given a second time, with another text");
+          }
+          trace_.language_choices.words.push_back(std::move(word));
+          break;
+        }
         default:
           throw TraceError(offset + at, "unknown definition type " + std::to_string(entry.type));
       }
       at += sizeof(Definition) + padded;
     }
+  }
+
+  // language_choice refuses `what` (a placement, a word) in a trace whose version predates them.
+  void language_choice(std::size_t here, const std::string& what) const {
+    if (trace_.version >= std::pair<std::uint16_t, std::uint16_t>{3, kLanguageChoicesMinor}) return;
+    throw TraceError(here, what + " definition is format 3." + std::to_string(kLanguageChoicesMinor) + "; this trace says " +
+                               std::to_string(trace_.version.first) + "." + std::to_string(trace_.version.second));
   }
 
   void parse_events(std::uint16_t core, const unsigned char* payload, std::size_t size, std::size_t offset) {
@@ -767,7 +782,7 @@ class Parser {
   std::size_t chunk_at_ = 0;
   bool metadata_seen_ = false;
   bool closing_seen_ = false;
-  std::uint16_t version_major_ = 0;
+  bool placement_seen_ = false;  // a placement definition was read
   std::vector<std::size_t> last_unit_;       // per core: index in trace_.units of its latest unit
   std::vector<std::uint64_t> left_out_unit_;  // per core: the unit just left out, whose records go with it
   std::vector<CoreClock> clocks_, wait_clocks_, chore_clocks_;  // per core

@@ -84,11 +84,13 @@ void erase_one(std::vector<T*>& list, const T* item) {
   list.pop_back();
 }
 
-// language_table is VSs as data: its construct table and its default costs (cost_model).
+// language_table is VSs as data: its construct table, its default costs (cost_model) and its
+// choices for the views and replay.
 const proto::LanguageTable& language_table() {
   // The dependence kinds are never requested: they name the constraints a task's end records on
   // its successors. No colour is one of SSR's (red, blue, green3, purple, orange): a view of
-  // either language reads alike.
+  // either language reads alike. VSs's reports speak the paper's words, as SSR's do; a replay
+  // lets any free core take the oldest ready task ("a free core beats locality").
   static const proto::LanguageTable table(
       "VSs",
       {
@@ -101,7 +103,7 @@ const proto::LanguageTable& language_table() {
           {detail::kTaskwaitOn, {"taskwait_on", ConstructRole::wait, "sienna"}},
           {detail::kRegisterBlocks, {"register_blocks", ConstructRole::other, ""}},
       },
-      cost_model());
+      cost_model(), {.placement = LanguagePlacement::any_core, .words = {}});
   return table;
 }
 

@@ -54,22 +54,25 @@ void TraceRecorder::resume() noexcept { impl_->paused.store(false, std::memory_o
 
 void TraceRecorder::language_names_domains() { impl_->names_domains = true; }
 
-void TraceRecorder::run_start(const std::string& language,
-                              const std::vector<ConstructInfo>& constructs,
-                              std::size_t core_count) {
+void TraceRecorder::run_start(const LanguageInfo& language, std::size_t core_count) {
   Impl& rec = *impl_;
   if (rec.started) throw std::logic_error("a TraceRecorder records one run");
   rec.started = true;
   rec.start_buffers(core_count);
   rec.start_os_time();
   const double cost_ns = rec.measure_unit_cost();
-  rec.write_metadata(language, core_count, cost_ns);
+  rec.write_metadata(language.name, core_count, cost_ns);
   {
     std::lock_guard<std::mutex> hold(rec.definitions_mutex);
+    const std::vector<ConstructInfo>& constructs = language.constructs;
     for (std::size_t kind = 0; kind < constructs.size(); ++kind) {
       rec.define(fmt::DefinitionType::construct, static_cast<std::uint32_t>(kind),
                  static_cast<std::uint64_t>(constructs[kind].role), 0,
                  fmt::construct_text(constructs[kind].name, constructs[kind].colour));
+    }
+    rec.define(fmt::DefinitionType::placement, 0, static_cast<std::uint64_t>(language.choices.placement), 0, "");
+    for (const LanguageWord& word : language.choices.words) {
+      rec.define(fmt::DefinitionType::word, 0, 0, 0, fmt::word_text(word.name, word.text));
     }
   }
   rec.catch_stop_signals();

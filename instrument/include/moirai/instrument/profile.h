@@ -40,7 +40,7 @@ class ObserverTee final : public RuntimeObserver {
     a_.language_names_domains();
     b_.language_names_domains();
   }
-  void run_start(const std::string& l, const std::vector<ConstructInfo>& n, std::size_t c) override { a_.run_start(l, n, c); b_.run_start(l, n, c); }
+  void run_start(const LanguageInfo& l, std::size_t c) override { a_.run_start(l, c); b_.run_start(l, c); }
   void core_start(CoreId c) override { a_.core_start(c); b_.core_start(c); }
   void core_stop(CoreId c) override { a_.core_stop(c); b_.core_stop(c); }
   void vp_created(CoreId c, VpId v, const std::string& n, const CallSite& s, CoreId h) override { a_.vp_created(c, v, n, s, h); b_.vp_created(c, v, n, s, h); }

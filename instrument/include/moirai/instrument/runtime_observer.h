@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "moirai/instrument/chore.h"
-#include "moirai/instrument/construct_role.h"
 #include "moirai/instrument/ids.h"
+#include "moirai/instrument/language_info.h"
 #include "moirai/instrument/time_source.h"
 
 namespace moirai::instrument {
@@ -25,11 +25,9 @@ class RuntimeObserver {
   // simulation): from then on, read `time` instead of the host clock, during the run only
   // (`time` may be gone after the last core_stop).
   virtual void use_time_source(const TimeSource& /*time*/) {}
-  // run_start describes the run before any core starts: the language, each construct kind's name,
-  // role and colour (index = kind) and the number of cores.
-  virtual void run_start(const std::string& /*language*/,
-                         const std::vector<ConstructInfo>& /*constructs*/,
-                         std::size_t /*core_count*/) {}
+  // run_start describes the run before any core starts: the language (its name, each construct
+  // kind's name, role and colour, its words and placement) and the number of cores.
+  virtual void run_start(const LanguageInfo& /*language*/, std::size_t /*core_count*/) {}
   // language_names_domains says, before run_start, that the language names lock domains: its
   // handlers of different domains run at once and its assigner takes no shared lock.
   virtual void language_names_domains() {}

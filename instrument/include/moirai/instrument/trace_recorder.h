@@ -87,8 +87,7 @@ class TraceRecorder final : public RuntimeObserver {
 
   void use_time_source(const TimeSource& time) override;
   void language_names_domains() override;
-  void run_start(const std::string& language, const std::vector<ConstructInfo>& constructs,
-                 std::size_t core_count) override;
+  void run_start(const LanguageInfo& language, std::size_t core_count) override;
   void core_start(CoreId core) override;
   void core_stop(CoreId core) override;
   void vp_created(CoreId core, VpId vp, const std::string& name, const CallSite& created_at,

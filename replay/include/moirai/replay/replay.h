@@ -17,14 +17,14 @@ namespace moirai::replay {
 
 // Placement is who chooses the core of a unit that was not pinned (a pinned VP keeps its core).
 enum class Placement {
-  language,   // the policy closest to the trace's language's assigner (SSR: last_core, else any_core)
+  language,   // the policy closest to the trace's language's assigner, as its trace says (SSR: last_core)
   recorded,   // the core the unit ran on in the recording (modulo the target's cores)
   last_core,  // SSR's FIFO assigner: the core the VP last ran on, a new VP round-robin
   any_core,   // one ready queue every core takes from, oldest first (VSs, OpenMP tasks, fork/join)
 };
 
 // language_placement is the placement closest to the assigner of the language that recorded
-// `trace` (what Placement::language means for it).
+// `trace`, as the trace gives it (what Placement::language means for it).
 Placement language_placement(const trace::Trace& trace);
 
 // Pinning is what becomes of a VP the recording pinned to a core.

@@ -5,12 +5,14 @@
 #include <cstdint>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_set>
 #include <utility>
 #include <vector>
 
+#include "moirai/instrument/language_info.h"
 #include "moirai/trace/format.h"
 #include "moirai/trace/ssr_constructs.h"
 
@@ -25,6 +27,9 @@ struct BuilderOptions {
   std::string language = "SSR";
   std::vector<std::string> counters;  // one delta per name follows every unit record
   std::vector<ConstructInfo> constructs = kFormat2SsrConstructs;  // by kind: a built trace reads like SSR's
+  // choices: SSR's too (last core, the paper's words); none writes no placement or word, as a trace
+  // from before format 3.6 (whose version a test may then write over the header's).
+  std::optional<LanguageChoices> choices = LanguageChoices{.placement = LanguagePlacement::last_core, .words = {}};
   // metadata adds "key=value" lines (a recorder's os_time, unit_record_cost_ns, ...).
   std::vector<std::pair<std::string, std::string>> metadata;
 };

@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 3.5 (readers also read versions 1 and 2, and 3.0 to 3.4). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.6 (readers also read versions 1 and 2, and 3.0 to 3.5). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -18,10 +18,14 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 5;  // 3.1: declared_work records; 3.2: chore records;
+inline constexpr std::uint16_t kVersionMinor = 6;  // 3.1: declared_work records; 3.2: chore records;
                                                    // 3.3: the checksum covers the chunk's core;
                                                    // 3.4: lock domains (definitions, handoffs);
-                                                   // 3.5: the `estimated` chore
+                                                   // 3.5: the `estimated` chore;
+                                                   // 3.6: the language's placement and words
+// kLanguageChoicesMinor is the first 3.x whose definitions may give the language's placement and
+// words; an older trace gets them from the reader's format history (format_history.h).
+inline constexpr std::uint16_t kLanguageChoicesMinor = 6;
 // kEstimatedChoreMinor is the first 3.x whose chore records may be estimated runtime work.
 inline constexpr std::uint16_t kEstimatedChoreMinor = 5;
 // kChunkHeaderChecksumMinor is the first 3.x whose chunk checksum covers the header's type, core
@@ -211,6 +215,8 @@ enum class DefinitionType : std::uint16_t {
   group = 4,      // a = construct kind, b = group id; text = display name
   user_event = 5, // a = user-event name id; text = the name
   lock_domain = 6, // a = domain id (a lock handoff's `domain`, 1..65535), b = the language's key; text = name (3.4)
+  placement = 7,   // b = LanguagePlacement: the placement a replay uses for the language (3.6)
+  word = 8,        // text = the report's name for a word '\0' the language's text for it (3.6)
 };
 
 // Definition is one entry of a definitions chunk: this fixed part, then `text_size` bytes of
@@ -227,6 +233,11 @@ static_assert(sizeof(Definition) == 24);
 // construct_text is a construct definition's text: its name, and its colour after a NUL.
 inline std::string construct_text(const std::string& name, const std::string& colour) {
   return colour.empty() ? name : name + std::string(1, '\0') + colour;
+}
+
+// word_text is a word definition's text: the report's name for the word, a NUL, the language's text.
+inline std::string word_text(const std::string& name, const std::string& text) {
+  return name + std::string(1, '\0') + text;
 }
 
 // EndPayload closes a complete trace; a trace without it was cut (the run crashed or was killed).

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "moirai/instrument/construct_role.h"
+#include "moirai/instrument/language_info.h"
 #include "moirai/trace/format.h"
 #include "moirai/trace/integrity.h"
 
@@ -73,6 +74,9 @@ struct Trace {
   std::vector<std::string> constructs;        // display name by construct kind
   std::vector<ConstructRole> construct_roles;  // by kind (format 2 and older: SSR's, by name)
   std::vector<std::string> construct_colours;  // by kind ("": the views pick)
+  // language_choices is the language's placement and report words (format 3.6; an older trace's
+  // are the reader's format history's for its language: docs/trace-format.md).
+  LanguageChoices language_choices;
   struct Site { std::string file, function; std::uint32_t line = 0; };
   std::unordered_map<std::uint32_t, Site> sites;
   struct Vp { std::uint64_t id = 0; std::string name; std::uint32_t home_core = 0; std::uint32_t site = 0; };

@@ -1,5 +1,7 @@
 #include "analyses/report/vocabulary.h"
 
+#include <string_view>
+
 namespace moirai::visualize::report {
 
 std::string fill(const std::string& text, const std::string& what) {
@@ -9,44 +11,45 @@ std::string fill(const std::string& text, const std::string& what) {
 
 namespace {
 
-// The paper's words, which SSR's and VSs's reports have always used.
-Vocabulary paper_words() {
-  Vocabulary v;
-  v.creator_cure = "create on the other cores first, or give the creator a core of its own";
-  v.unit_size_cure = "do more work between construct calls, most of which end units at the call site named here";
-  v.tail_cure = "try a number of pieces that fills every core";
-  v.unused_cure = "check how work is placed on cores (the paper's misplaced brace left 27 of 40 cores empty)";
-  v.serial_cure = "split its work across VPs (a reduction: reduce in a tree, in parallel)";
-  v.exclusive_cure = "move its work out of the {} or split it across the VPs that wait for it";
-  v.late_cure = "the unit on the other side of that construct ran late; look at where its VP is placed and what runs before it on that core";
-  v.create_late_cure = v.exclusive_late_cure = v.wait_late_cure = v.late_cure;
-  return v;
-}
+// Word is one of the report's words: the name a language gives it under in its trace, where the
+// vocabulary keeps it, and what a trace that does not give it gets: the paper's text, which SSR's
+// and VSs's reports have always used, or (`same_as`) an earlier word's, as the trace has it.
+struct Word {
+  std::string_view name;
+  std::string Vocabulary::*member;
+  std::string_view paper;
+  std::string Vocabulary::*same_as = nullptr;
+};
 
-// OpenMP's words: each core of the trace is an OpenMP thread, each VP a task (docs/openmp.md).
-Vocabulary openmp_words() {
-  Vocabulary v;
-  v.vp = "task";
-  v.vps = "tasks";
-  v.creator_cure = "create the tasks from several threads (a taskloop, or each thread creating its share)";
-  v.unit_size_cure = "make each task do more work (coarser tasks, or a cutoff below which no task is created); most units end at the call site named here";
-  v.tail_cure = "share the loop's or the tasks' work out as the threads free up: schedule(dynamic) or a balanced split";
-  v.unused_cure = "check that every thread gets work: tasks created where the other threads can take them, a loop shared by the team";
-  v.serial_cure = "split its work across tasks or loop iterations (a reduction: a reduction clause, or a tree of tasks)";
-  v.exclusive_section = "critical section";
-  v.exclusive_cure = "move its work out of the {}: compute outside, keep only the update inside (or use a reduction or an atomic)";
-  v.late_cure = "the unit on the other side of that construct ran late; look at which thread ran it and what ran before it there";
-  v.create_late_cure = "the tasks they waited for were created too late, one after another by one task (at {}); " + v.creator_cure;
-  v.exclusive_late_cure = "they waited for the critical section at {}, which another thread held; " + fill(v.exclusive_cure, "critical section");
-  v.wait_late_cure = "the last thread or task to reach it (at {}) ran late; " + v.tail_cure;
-  return v;
-}
+const Word kWords[] = {
+    {"vp", &Vocabulary::vp, "VP"},
+    {"vps", &Vocabulary::vps, "VPs"},
+    {"creator_cure", &Vocabulary::creator_cure, "create on the other cores first, or give the creator a core of its own"},
+    {"unit_size_cure", &Vocabulary::unit_size_cure,
+     "do more work between construct calls, most of which end units at the call site named here"},
+    {"tail_cure", &Vocabulary::tail_cure, "try a number of pieces that fills every core"},
+    {"unused_cure", &Vocabulary::unused_cure,
+     "check how work is placed on cores (the paper's misplaced brace left 27 of 40 cores empty)"},
+    {"serial_cure", &Vocabulary::serial_cure, "split its work across VPs (a reduction: reduce in a tree, in parallel)"},
+    {"exclusive_cure", &Vocabulary::exclusive_cure, "move its work out of the {} or split it across the VPs that wait for it"},
+    {"exclusive_section", &Vocabulary::exclusive_section, ""},
+    {"late_cure", &Vocabulary::late_cure,
+     "the unit on the other side of that construct ran late; look at where its VP is placed and what runs before it on "
+     "that core"},
+    {"create_late_cure", &Vocabulary::create_late_cure, "", &Vocabulary::late_cure},
+    {"exclusive_late_cure", &Vocabulary::exclusive_late_cure, "", &Vocabulary::late_cure},
+    {"wait_late_cure", &Vocabulary::wait_late_cure, "", &Vocabulary::late_cure},
+};
 
 }  // namespace
 
 Vocabulary vocabulary_of(const trace::Trace& trace) {
-  const auto language = trace.metadata.find("language");
-  return language != trace.metadata.end() && language->second == "OpenMP" ? openmp_words() : paper_words();
+  Vocabulary v;
+  for (const Word& word : kWords) {
+    const std::string* given = trace.language_choices.word(word.name);
+    v.*word.member = given != nullptr ? *given : word.same_as != nullptr ? v.*word.same_as : std::string(word.paper);
+  }
+  return v;
 }
 
 std::string Vocabulary::idle_cure(ConstructRole role, const std::string& site) const {

@@ -1,8 +1,8 @@
 // The words the report's hints use for a trace's tasks and constructs (internal to visualize),
-// chosen once from the trace: its `language` metadata and its construct table. SSR and VSs traces
-// speak the paper's words (VPs, placement on cores); an OpenMP trace speaks OpenMP's (tasks,
-// threads, critical sections, loop schedules). Rules take their nouns and cures from here, so no
-// rule asks which language it reads.
+// taken once from the trace: the words its language gave (trace format 3.6; an older trace's are
+// the format history's), and the paper's words (VPs, placement on cores) for every word it did
+// not give. SSR and VSs give none; OpenMP gives its own (tasks, threads, critical sections, loop
+// schedules). Rules take their nouns and cures from here, so no rule asks which language it reads.
 #pragma once
 
 #include <string>
@@ -11,10 +11,11 @@
 
 namespace moirai::visualize::report {
 
-// Vocabulary is one language's words for what the rules name and advise.
+// Vocabulary is one language's words for what the rules name and advise; each member is the
+// word of that name in the trace (docs/adding-a-language.md lists them).
 struct Vocabulary {
-  std::string vp = "VP";     // a thread of application code: SSR's VP, OpenMP's task
-  std::string vps = "VPs";
+  std::string vp;     // a thread of application code: SSR's VP, OpenMP's task
+  std::string vps;
   std::string creator_cure;  // creator-starvation: how to make creations sooner
   std::string unit_size_cure;  // unit-size: how to do more work per unit
   std::string tail_cure;     // idle-tail: how to fill every core in the last wave
@@ -23,14 +24,14 @@ struct Vocabulary {
   std::string exclusive_cure;  // long-serial, an exclusive body ("{}": the section's name)
   std::string exclusive_section;  // the name of an exclusive section ("" : the construct's own)
   // idle-cause: what follows "until a <construct> freed them: ", by the freeing construct's role;
-  // "{}" is the call site of the unit on the other side. SSR says the same for every role.
+  // "{}" is the call site of the unit on the other side. Not given, each is late_cure.
   std::string late_cure, create_late_cure, exclusive_late_cure, wait_late_cure;
 
   // idle_cure is idle-cause's explanation for a construct of `role` freeing idle cores at `site`.
   std::string idle_cure(ConstructRole role, const std::string& site) const;
 };
 
-// vocabulary_of chooses the words for a trace.
+// vocabulary_of takes the words of a trace.
 Vocabulary vocabulary_of(const trace::Trace& trace);
 
 // fill puts `what` where `text` says "{}".
