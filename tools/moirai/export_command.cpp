@@ -1,5 +1,6 @@
 #include "export_command.h"
 
+#include <stdexcept>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -60,7 +61,8 @@ int export_command(const std::vector<std::string_view>& args) {
   try {
     counts = exporter(trace, target.path());
   } catch (const visualize::ExportError& error) {
-    throw BadInput(target.explain(error.what()));
+    // The output was checked before the trace was read: what fails now is a write (exit 1).
+    throw std::runtime_error(target.explain(error.what()));
   }
   target.commit();
   std::string line = format + ", " + std::to_string(counts.units) + " units, " + std::to_string(counts.arcs) + ' ' + arcs +

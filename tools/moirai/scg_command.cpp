@@ -178,17 +178,18 @@ void apply_scg_flags(const ScgFlags& flags, visualize::ScgOptions& options) {
   }
 }
 
-// apply_trace_flags sets what needs the trace read: the scale of --same-scale-as's trace, and
-// the --from/--to window in the trace's ticks.
+// apply_trace_flags sets what needs the trace read: the scale of --same-scale-as's trace (read
+// with the same checks, its warnings said), and the --from/--to window in the trace's ticks.
 void apply_trace_flags(const ScgFlags& flags, const trace::Trace& trace, visualize::ScgOptions& options) {
   if (!flags.same_scale_as.empty()) {
+    trace::Trace other;
     try {
-      const trace::Trace other = trace::read_trace(flags.same_scale_as);
-      // The other graph's ticks per point, as seconds per point, in this trace's ticks.
-      options.cycles_per_point = visualize::fit_cycles_per_point(other) / other.clock_hz * trace.clock_hz;
-    } catch (const trace::TraceError& error) {
-      throw BadInput("--same-scale-as " + flags.same_scale_as + ": " + error.what());
+      other = tools::read_checked_trace(flags.same_scale_as, "moirai", std::cerr);
+    } catch (const tools::UnreadableTrace& error) {
+      throw BadInput(std::string("--same-scale-as ") + error.what());
     }
+    // The other graph's ticks per point, as seconds per point, in this trace's ticks.
+    options.cycles_per_point = visualize::fit_cycles_per_point(other) / other.clock_hz * trace.clock_hz;
   }
   for (auto [flag, text, into] : {std::tuple{"--from", &flags.from, &options.from}, std::tuple{"--to", &flags.to, &options.to}}) {
     if (!text->empty()) *into = parse_time(flag, *text, trace.clock_hz);
