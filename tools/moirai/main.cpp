@@ -2,8 +2,9 @@
 // by `APP --trace FILE` (`sweep` also runs the app, as child processes; `record` runs an OpenMP
 // program with the OpenMP tool loaded). Only `replay` runs the runtime: a trace's units on its
 // simulated machine, through replay/; the views never link it.
-// This file only dispatches: each subcommand is a file of its own (NAME_command.cpp), its
-// command line a CLI11 app (command.h), what it prints going through OutputTarget.
+// This file only dispatches: each subcommand is a file of its own (NAME_command.cpp, sweep's in
+// tools/sweep/), its command line a CLI11 app (command.h), what it prints going through
+// OutputTarget.
 #include <functional>
 #include <iostream>
 #include <new>

@@ -26,7 +26,7 @@ using tools::UnreadableTrace;
 // check_losses_by_replay holds each hint's claimed loss to the gain replay measures without its
 // cause (replay/loss_check.h).
 std::vector<replay::LossCheck> check_losses_by_replay(const trace::Trace& trace, const visualize::Report& report,
-                                                              const std::string& model_path) {
+                                                      const std::string& model_path) {
   proto::CostModel costs = proto::CostModel::default_model();
   try {
     if (!model_path.empty()) costs = proto::CostModel::load(model_path);
