@@ -22,6 +22,7 @@ packages=(
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
   libomp-16-dev                             # LLVM's OpenMP runtime (OMPT): the OpenMP apps in apps/omp/
   libdw-dev                                 # elfutils: the OpenMP tool's call sites, `moirai record`'s ELF checks
+  universal-ctags                           # the check that no function outside tests/ runs over 120 lines
 )
 
 # Node.js and npm run Chrome DevTools' trace engine on the Perfetto JSON export (a test). Some

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "fit.h"
+#include "fit_command.h"
 #include "moirai/program/app_main.h"
 #include "moirai/program/flags.h"
 #include "moirai/instrument/clock.h"

@@ -91,6 +91,16 @@ OutputTarget::OutputTarget(std::string flag, std::string value, Kind kind, const
       if (exists && !fs::is_directory(status)) {
         throw std::invalid_argument("cannot write " + target_ + ": it exists and is not a directory");
       }
+      // Old files would mix into what the writer writes there.
+      std::error_code unlisted;
+      if (exists && !fs::is_empty(target_, unlisted) && !unlisted) {
+        throw std::invalid_argument("cannot write " + target_ + ": it exists and is not an empty directory");
+      }
+      // A directory that cannot be made or filled is refused now, as a file that cannot be is.
+      const std::string into = exists ? target_ : parent.empty() ? std::string(".") : parent.string();
+      if (::access(into.c_str(), W_OK | X_OK) != 0) {
+        throw std::invalid_argument("cannot write " + target_ + ": " + errno_text(errno));
+      }
       path_ = target_;
       return;
     }

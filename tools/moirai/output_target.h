@@ -9,7 +9,7 @@ namespace moirai::cli {
 
 // OutputTarget takes `-o VALUE`: '-' is standard output, an existing device or pipe is written
 // in place, anything else is a file written beside itself and renamed into place; a directory
-// output (`directory`) is handed to the writer as it is.
+// output (`directory`), new or empty, is handed to the writer as it is.
 class OutputTarget {
  public:
   // Kind is what the writer produces: one file (which may also be streamed), or a directory.

@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <sstream>
 #include <stdexcept>
 #include <string>
 
@@ -23,6 +24,7 @@
 #include "openmp_runtime.h"
 #include "output_target.h"
 #include "task_cost_probe.h"
+#include "trace_input.h"
 
 namespace moirai::cli {
 
@@ -329,31 +331,36 @@ int record_command(const std::vector<std::string_view>& args) {
     return kNoTraceWritten;
   };
   if (trace_size(target.path()) == 0) return no_trace(why_no_trace(program, program_path));
+  // Read back with the checks every command makes; its warnings name the temporary the tool
+  // wrote, which `explain` turns into the output's name.
   std::string summary;
-  std::vector<std::string> warnings;
+  std::ostringstream warnings;
   try {
-    const trace::Trace trace = trace::read_trace(target.path());
+    const trace::Trace trace = tools::read_checked_trace(target.path(), "moirai record", warnings);
     summary = std::to_string(trace.units.size()) + " units on " + std::to_string(trace.core_count) + " cores";
     if (!trace.interrupted.empty()) summary += "; interrupted: " + trace.interruption();
-    warnings = trace::trace_warnings(trace);
     // The tool records the first OMP_NUM_THREADS threads; a wider team (num_threads, nested
     // parallelism) ran partly outside the trace, and the views would show only its recorded part.
     if (const auto unrecorded = trace.metadata.find("omp_unrecorded_threads");
         unrecorded != trace.metadata.end() && unrecorded->second != "0") {
-      warnings.push_back(unrecorded->second + " OpenMP threads beyond the " + std::to_string(trace.core_count) +
-                         " recorded cores ran unrecorded (a num_threads clause or nested parallelism above "
-                         "OMP_NUM_THREADS): the units they ran are not in the trace; record with OMP_NUM_THREADS set "
-                         "to the widest team");
+      warnings << "moirai record: warning: " << target.path() << ": " << unrecorded->second
+               << " OpenMP threads beyond the " << trace.core_count
+               << " recorded cores ran unrecorded (a num_threads clause or nested parallelism above "
+                  "OMP_NUM_THREADS): the units they ran are not in the trace; record with OMP_NUM_THREADS set "
+                  "to the widest team\n";
     }
-  } catch (const trace::TraceOutOfMemory& error) {
-    summary = "too large to read back here (" + std::string(error.what()) + ")";
-  } catch (const trace::TraceError& error) {
-    return no_trace("what the tool wrote is no readable trace: " + target.explain(error.what()));
+  } catch (const tools::TraceDoesNotFit& error) {
+    summary = "too large to read back here (" + target.explain(error.what()) + ")";
+  } catch (const tools::UnreadableTrace& error) {
+    // The message names the temporary the tool wrote, which is gone once said: the reason alone.
+    std::string why = error.what();
+    if (why.starts_with(target.path() + ": ")) why.erase(0, target.path().size() + 2);
+    return no_trace("what the tool wrote is no readable trace: " + target.explain(why));
   }
+  const std::string warned = target.explain(warnings.str());  // before commit, while it knows the temporary
   target.commit();
   std::cerr << "moirai record: " << program << " " << how_it_ended(status) << "; wrote " << output << ": " << summary
-            << '\n';
-  for (const std::string& warning : warnings) std::cerr << "moirai record: warning: " << output << ": " << warning << '\n';
+            << '\n' << warned;
   if (status.signal != 0) {
     std::cerr << "moirai record: the trace holds what the tool recorded until " << program << " was killed\n";
   }

@@ -612,6 +612,79 @@ class Parser {
                                std::to_string(trace_.version.first) + "." + std::to_string(trace_.version.second));
   }
 
+  // read_unit reads a unit record of `core` (its counters after it) from `record`, at byte `here`.
+  void read_unit(std::uint16_t core, const unsigned char* record, std::size_t here) {
+    Unit unit;
+    unit.core = core;
+    unit.record = load<UnitRecord>(record);
+    const UnitRecord& r = unit.record;
+    if (r.unit == 0 || r.vp == 0) throw TraceError(here, "unit record with unit or VP id 0");
+    if (!(r.assign <= r.begin && r.begin <= r.end && r.end <= r.locked && r.locked <= r.handler &&
+          r.handler <= r.handler_end)) {
+      throw TraceError(here, "unit " + std::to_string(r.unit) + " has its life-line times out of order");
+    }
+    saw_time(here, r.handler_end);
+    const auto what = [&r] { return "unit " + std::to_string(r.unit); };
+    if (!unit_ids_.insert(r.unit)) {
+      leave_out(here, &Integrity::units_left_out, what() + " was recorded before: a unit id repeats");
+      left_out_unit_[core] = r.unit;
+      return;
+    }
+    if (before_start(here, r.assign, what, &Integrity::units_left_out) ||
+        !keeps_time(here, clocks_[core], "span", r.assign, r.handler_end, what, &Integrity::units_left_out)) {
+      left_out_unit_[core] = r.unit;
+      return;
+    }
+    if (!trace_.counters.empty()) {
+      unit.counters.resize(trace_.counters.size());
+      std::memcpy(unit.counters.data(), record + sizeof(UnitRecord), 8 * trace_.counters.size());
+    }
+    left_out_unit_[core] = 0;
+    last_unit_[core] = trace_.units.size();
+    trace_.units.push_back(std::move(unit));
+  }
+
+  // read_span reads an idle span, a writer wait or a paused span (`kind`) of `core`, at byte `here`.
+  void read_span(RecordKind kind, std::uint16_t core, const SpanRecord& span, std::size_t here) {
+    if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
+    saw_time(here, span.end);
+    const bool wait = kind == RecordKind::writer_wait;
+    const auto what = [kind, wait] {
+      return std::string(kind == RecordKind::idle ? "an idle span" : wait ? "a writer wait" : "a paused span");
+    };
+    if (wait) ++writer_wait_records_;
+    if (before_start(here, span.begin, what, &Integrity::spans_left_out) ||
+        !keeps_time(here, wait ? wait_clocks_[core] : clocks_[core], wait ? "writer wait" : "span", span.begin, span.end, what, &Integrity::spans_left_out)) {
+      return;
+    }
+    (kind == RecordKind::idle ? trace_.idle
+     : kind == RecordKind::paused ? trace_.paused
+                                  : trace_.writer_waits)
+        .push_back(Span{core, span.begin, span.end});
+  }
+
+  // read_chore reads a chore record of `core`, at byte `here`.
+  void read_chore(std::uint16_t core, const ChoreRecord& record, std::size_t here) {
+    const bool estimated_known = trace_.version >= std::pair<std::uint16_t, std::uint16_t>{3, kEstimatedChoreMinor};
+    if (record.chore != static_cast<std::uint16_t>(Chore::wake_up) &&
+        record.chore != static_cast<std::uint16_t>(Chore::vp_shell) &&
+        (record.chore != static_cast<std::uint16_t>(Chore::estimated) || !estimated_known)) {
+      throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore) +
+                                 (record.chore == static_cast<std::uint16_t>(Chore::estimated)
+                                      ? " (estimated runtime work is format 3.5; this trace says " +
+                                            std::to_string(trace_.version.first) + "." + std::to_string(trace_.version.second) + ")"
+                                      : ""));
+    }
+    if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
+    saw_time(here, record.end);
+    const auto what = [] { return std::string("a chore"); };
+    if (before_start(here, record.begin, what, &Integrity::spans_left_out) ||
+        !keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, what, &Integrity::spans_left_out)) {
+      return;
+    }
+    trace_.chores.push_back(Trace::ChoreSpan{core, record});
+  }
+
   void parse_events(std::uint16_t core, const unsigned char* payload, std::size_t size, std::size_t offset) {
     if (!metadata_seen_) throw TraceError(offset, "events before the metadata chunk");
     if (core >= trace_.core_count) {
@@ -636,39 +709,11 @@ class Parser {
         return record;
       };
       switch (kind) {
-        case RecordKind::unit: {
+        case RecordKind::unit:
           need(unit_size_);
           at += unit_size_;
-          Unit unit;
-          unit.core = core;
-          unit.record = load<UnitRecord>(payload + here - offset);
-          const UnitRecord& r = unit.record;
-          if (r.unit == 0 || r.vp == 0) throw TraceError(here, "unit record with unit or VP id 0");
-          if (!(r.assign <= r.begin && r.begin <= r.end && r.end <= r.locked && r.locked <= r.handler &&
-                r.handler <= r.handler_end)) {
-            throw TraceError(here, "unit " + std::to_string(r.unit) + " has its life-line times out of order");
-          }
-          saw_time(here, r.handler_end);
-          const auto what = [&r] { return "unit " + std::to_string(r.unit); };
-          if (!unit_ids_.insert(r.unit)) {
-            leave_out(here, &Integrity::units_left_out, what() + " was recorded before: a unit id repeats");
-            left_out_unit_[core] = r.unit;
-            break;
-          }
-          if (before_start(here, r.assign, what, &Integrity::units_left_out) ||
-              !keeps_time(here, clocks_[core], "span", r.assign, r.handler_end, what, &Integrity::units_left_out)) {
-            left_out_unit_[core] = r.unit;
-            break;
-          }
-          if (!trace_.counters.empty()) {
-            unit.counters.resize(trace_.counters.size());
-            std::memcpy(unit.counters.data(), payload + here - offset + sizeof(UnitRecord), 8 * trace_.counters.size());
-          }
-          left_out_unit_[core] = 0;
-          last_unit_[core] = trace_.units.size();
-          trace_.units.push_back(std::move(unit));
+          read_unit(core, payload + here - offset, here);
           break;
-        }
         case RecordKind::os_taken: {
           const auto record = take(std::type_identity<OsTakenRecord>{});
           Unit* unit = unit_before(here, core, record.unit, "OS record");
@@ -689,23 +734,9 @@ class Parser {
         }
         case RecordKind::idle:
         case RecordKind::writer_wait:
-        case RecordKind::paused: {
-          const auto span = take(std::type_identity<SpanRecord>{});
-          if (span.begin > span.end) throw TraceError(here, "span ends before it begins");
-          saw_time(here, span.end);
-          const bool wait = kind == RecordKind::writer_wait;
-          const auto what = [kind, wait] {
-            return std::string(kind == RecordKind::idle ? "an idle span" : wait ? "a writer wait" : "a paused span");
-          };
-          if (wait) ++writer_wait_records_;
-          if (before_start(here, span.begin, what, &Integrity::spans_left_out) ||
-              !keeps_time(here, wait ? wait_clocks_[core] : clocks_[core], wait ? "writer wait" : "span", span.begin, span.end, what, &Integrity::spans_left_out)) break;
-          (kind == RecordKind::idle ? trace_.idle
-           : kind == RecordKind::paused ? trace_.paused
-                                        : trace_.writer_waits)
-              .push_back(Span{core, span.begin, span.end});
+        case RecordKind::paused:
+          read_span(kind, core, take(std::type_identity<SpanRecord>{}), here);
           break;
-        }
         case RecordKind::constraint: {
           const auto record = take(std::type_identity<ConstraintRecord>{});
           if (record.from == 0 || record.to == 0) throw TraceError(here, "constraint naming unit 0");
@@ -721,26 +752,9 @@ class Parser {
           trace_.lock_handoffs.push_back(Trace::LockHandoff{core, record});
           break;
         }
-        case RecordKind::chore: {
-          const auto record = take(std::type_identity<ChoreRecord>{});
-          const bool estimated_known = trace_.version >= std::pair<std::uint16_t, std::uint16_t>{3, kEstimatedChoreMinor};
-          if (record.chore != static_cast<std::uint16_t>(Chore::wake_up) &&
-              record.chore != static_cast<std::uint16_t>(Chore::vp_shell) &&
-              (record.chore != static_cast<std::uint16_t>(Chore::estimated) || !estimated_known)) {
-            throw TraceError(here, "chore record of unknown chore " + std::to_string(record.chore) +
-                                       (record.chore == static_cast<std::uint16_t>(Chore::estimated)
-                                            ? " (estimated runtime work is format 3.5; this trace says " +
-                                                  std::to_string(trace_.version.first) + "." + std::to_string(trace_.version.second) + ")"
-                                            : ""));
-          }
-          if (record.begin > record.end) throw TraceError(here, "chore ends before it begins");
-          saw_time(here, record.end);
-          const auto what = [] { return std::string("a chore"); };
-          if (before_start(here, record.begin, what, &Integrity::spans_left_out) ||
-              !keeps_time(here, chore_clocks_[core], "chore", record.begin, record.end, what, &Integrity::spans_left_out)) break;
-          trace_.chores.push_back(Trace::ChoreSpan{core, record});
+        case RecordKind::chore:
+          read_chore(core, take(std::type_identity<ChoreRecord>{}), here);
           break;
-        }
         case RecordKind::user_event: {
           const auto record = take(std::type_identity<UserEventRecord>{});
           if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));

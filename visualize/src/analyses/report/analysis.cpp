@@ -206,14 +206,11 @@ Analysis::HeldBy Analysis::held_by(const LossEntry& entry) const {
   return {release - from, std::min(busy, release - from)};
 }
 
-Analysis analyse(const trace::Trace& trace) {
-  Analysis a{.trace = trace};
-  a.words = vocabulary_of(trace);
-  const RunSpan span = run_span(trace);
-  a.first = span.first;
-  a.makespan = span.length();
-  a.core_time = a.makespan * trace.core_count;
-  a.core_work.assign(trace.core_count, 0);
+namespace {
+
+// index_units fills `a`'s unit index, each core's units (in record order) and, per unit, the
+// latest constraint that freed it.
+void index_units(Analysis& a, const trace::Trace& trace) {
   a.units_on_core.resize(trace.core_count);
   a.unit_index.reserve(trace.units.size());
   for (std::uint32_t i = 0; i < trace.units.size(); ++i) {
@@ -227,15 +224,12 @@ Analysis analyse(const trace::Trace& trace) {
     auto [known, added] = a.freed_by.try_emplace(c.to, i);
     if (!added && trace.constraints[known->second].time < c.time) known->second = i;
   }
-  if (trace.units.empty() && trace.idle.empty()) return a;
-  const std::uint64_t record_cost = unit_record_cost(trace);
-  const auto by_assign = [&](std::uint32_t x, std::uint32_t y) { return trace.units[x].record.assign < trace.units[y].record.assign; };
-  for (auto& units : a.units_on_core) {
-    // A core's units are recorded in time order: check (linear) before sorting (n log n).
-    if (!std::is_sorted(units.begin(), units.end(), by_assign)) std::sort(units.begin(), units.end(), by_assign);
-  }
-  // Lock waits per core, from the handoff records: the recorder marks only the wait between a
-  // unit's end and its handler; a wait before the assigner lies in the next decision or idle span.
+}
+
+// lock_waits is each core's lock waits by their begin, from the handoff records: the recorder
+// marks only the wait between a unit's end and its handler; a wait before the assigner lies in
+// the next decision or idle span.
+std::vector<std::vector<Interval>> lock_waits(const trace::Trace& trace) {
   std::vector<std::vector<Interval>> waits(trace.core_count);
   for (const trace::Trace::LockHandoff& h : trace.lock_handoffs) {
     if (h.core < trace.core_count && h.record.acquired > h.record.waited) waits[h.core].push_back({h.record.waited, h.record.acquired});
@@ -243,6 +237,28 @@ Analysis analyse(const trace::Trace& trace) {
   for (auto& w : waits) {
     std::sort(w.begin(), w.end(), [](const Interval& x, const Interval& y) { return x.begin < y.begin; });
   }
+  return waits;
+}
+
+}  // namespace
+
+Analysis analyse(const trace::Trace& trace) {
+  Analysis a{.trace = trace};
+  a.words = vocabulary_of(trace);
+  const RunSpan span = run_span(trace);
+  a.first = span.first;
+  a.makespan = span.length();
+  a.core_time = a.makespan * trace.core_count;
+  a.core_work.assign(trace.core_count, 0);
+  index_units(a, trace);
+  if (trace.units.empty() && trace.idle.empty()) return a;
+  const std::uint64_t record_cost = unit_record_cost(trace);
+  const auto by_assign = [&](std::uint32_t x, std::uint32_t y) { return trace.units[x].record.assign < trace.units[y].record.assign; };
+  for (auto& units : a.units_on_core) {
+    // A core's units are recorded in time order: check (linear) before sorting (n log n).
+    if (!std::is_sorted(units.begin(), units.end(), by_assign)) std::sort(units.begin(), units.end(), by_assign);
+  }
+  const std::vector<std::vector<Interval>> waits = lock_waits(trace);
   // Chores lie inside decision and idle spans, and are taken out of them.
   const detail::ChoreIndex chores(trace);
   std::vector<std::vector<std::size_t>> idle_on_core(trace.core_count);
