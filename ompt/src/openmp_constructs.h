@@ -1,11 +1,11 @@
 // OpenMP's constructs as the trace names them: each with the role that lets every view read an
-// OpenMP trace without knowing OpenMP (moirai/instrument/construct_role.h).
+// OpenMP trace without knowing OpenMP (moirai/core/construct_role.h).
 #pragma once
 
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
-#include "moirai/instrument/ids.h"
+#include "moirai/core/construct_role.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::ompt {
 

@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
-#include "moirai/instrument/ids.h"
+#include "moirai/core/construct_role.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/cost_model.h"
 
 namespace moirai::proto {

@@ -11,8 +11,8 @@
 #include <utility>
 #include <vector>
 
+#include "moirai/core/construct_role.h"
 #include "moirai/trace/format.h"
-#include "moirai/trace/ssr_constructs.h"
 
 namespace moirai::trace {
 
@@ -22,9 +22,12 @@ struct BuilderOptions {
   double clock_hz = 1e9;  // ticks per second
   std::string clock_source = "monotonic";  // "virtual": a simulated machine's clock
   std::string command_line = "hand-built";
-  std::string language = "SSR";
+  // language names the trace's language (the metadata's `language`); the builder assumes none,
+  // and refuses a trace that names none.
+  std::string language;
   std::vector<std::string> counters;  // one delta per name follows every unit record
-  std::vector<ConstructInfo> constructs = kFormat2SsrConstructs;  // by kind: a built trace reads like SSR's
+  // constructs are the language's construct kinds, by kind (trace::kFormat2SsrConstructs: SSR's).
+  std::vector<ConstructInfo> constructs;
   // metadata adds "key=value" lines (a recorder's os_time, unit_record_cost_ns, ...).
   std::vector<std::pair<std::string, std::string>> metadata;
 };
@@ -36,7 +39,8 @@ struct BuilderOptions {
 class TraceBuilder {
  public:
   // TraceBuilder creates `path` and writes the file header, the metadata and the constructs;
-  // throws std::runtime_error when the file cannot be written.
+  // throws std::invalid_argument when `options` name no language or an impossible core count,
+  // std::runtime_error when the file cannot be written.
   TraceBuilder(const std::string& path, BuilderOptions options);
   ~TraceBuilder();
   TraceBuilder(const TraceBuilder&) = delete;

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
+#include "moirai/core/construct_role.h"
 #include "moirai/trace/format.h"
 #include "moirai/trace/integrity.h"
 
