@@ -21,23 +21,32 @@ if [ ! -f "$off/CMakeCache.txt" ]; then
 fi
 grep -q '^MOIRAI_RECORDING:BOOL=OFF$' "$off/CMakeCache.txt" || fail "$off does not compile the points out (MOIRAI_RECORDING)"
 grep -q '^MOIRAI_RECORDING:BOOL=ON$' "$on/CMakeCache.txt" || fail "$on is not a recording build"
-cmake --build "$off" -j "$(nproc)" --target matmul >/dev/null
-[ -x "$on/apps/matmul/matmul" ] || fail "$on/apps/matmul/matmul is not built"
 
-# The same simulated run (declared work: deterministic) in both builds, with no observer.
-args=(--machine sim:4 --size 96 --pieces 8)
-virtual_time() {  # build -> the run's "virtual time:" line
-  local out
-  out=$("$1/apps/matmul/matmul" "${args[@]}") || fail "$1/apps/matmul/matmul ${args[*]} exited $?"
+# The same simulated run (declared work: deterministic) in both builds, with no observer: SSR's
+# matmul, and VSs's Cholesky, whose handlers take lock domains (the handler_domains point).
+runs=("matmul --machine sim:4 --size 96 --pieces 8" "cholesky --machine sim:4 --tiles 6 --tile-size 32")
+for run in "${runs[@]}"; do
+  app=${run%% *}
+  cmake --build "$off" -j "$(nproc)" --target "$app" >/dev/null
+  [ -x "$on/apps/$app/$app" ] || fail "$on/apps/$app/$app is not built"
+done
+virtual_time() {  # build app args... -> the run's "virtual time:" line
+  local build=$1 app=$2 out
+  shift 2
+  out=$("$build/apps/$app/$app" "$@") || fail "$build/apps/$app/$app $* exited $?"
   sed -n 's/^virtual time: //p' <<<"$out"
 }
-without=$(virtual_time "$off")
-with=$(virtual_time "$on")
-[ -n "$without" ] || fail "the no-recording run printed no virtual time"
-[ "$without" = "$with" ] || fail "virtual time without the points: $without; with them: $with"
-ok "matmul ${args[*]} runs with the points compiled out: virtual time $without, as with them"
+for run in "${runs[@]}"; do
+  read -r -a words <<<"$run"
+  without=$(virtual_time "$off" "${words[@]}")
+  with=$(virtual_time "$on" "${words[@]}")
+  [ -n "$without" ] || fail "$run: the no-recording run printed no virtual time"
+  [ "$without" = "$with" ] || fail "$run: virtual time without the points: $without; with them: $with"
+  ok "$run runs with the points compiled out: virtual time $without, as with them"
+done
 
 # An observer would see nothing: the run refuses it, saying so.
+args=(--machine sim:4 --size 96 --pieces 8)
 code=0
 message=$("$off/apps/matmul/matmul" "${args[@]}" --trace /dev/null 2>&1 >/dev/null) || code=$?
 [ "$code" -ne 0 ] || fail "--trace was accepted with recording compiled out"
