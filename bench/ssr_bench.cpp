@@ -215,7 +215,7 @@ BENCHMARK_CAPTURE(BM_SsrCreateEnd, other_core, Placement::other_core)->UseManual
 // that the creating core makes after the unlock (a kernel call when core 1 has parked), which the
 // recording shows as the creator's next decision.
 Batch create_wake_batch(std::chrono::microseconds idle, std::uint64_t children,
-                        moirai::instrument::RuntimeObserver* observer = nullptr) {
+                        moirai::RuntimeObserver* observer = nullptr) {
   ssr::RunOptions options = creator_run(2);
   options.observer = observer;
   double seconds = 0.0;

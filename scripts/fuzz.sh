@@ -10,7 +10,7 @@ out=build/fuzz
 mkdir -p "$out/corpus"
 clang++-16 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
-  -Itrace/include -Iinstrument/include tests/fuzz/trace_reader_fuzz.cpp \
+  -Itrace/include -Icore/include tests/fuzz/trace_reader_fuzz.cpp \
   trace/src/reader.cpp trace/src/integrity.cpp trace/src/chunk_checksum.cpp -lz \
   -o "$out/trace_reader_fuzz"
 # New inputs go to the scratch corpus; the committed seeds are read only.

@@ -2,11 +2,23 @@
 # Set up, build and run every test: the release build (GCC), then its install with the example
 # built against it (GCC, clang, pkg-config: scripts/test_install.sh), then the whole suite again
 # built by clang under AddressSanitizer + UndefinedBehaviorSanitizer (VP stack switches are
-# annotated for ASan), then a bounded libFuzzer run on the trace reader.
+# annotated for ASan), then a bounded libFuzzer run on the trace reader. After the release build,
+# the no-recording preset's matmul on the simulated machine (scripts/test_no_recording.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
 passed=0
+# counted NAME COMMAND...: runs a check script and adds the checks its last line
+# ("NAME: N checks passed") counts.
+counted() {
+  local name=$1 log count
+  shift
+  log=$(mktemp)
+  "$@" | tee "$log"
+  count=$(sed -n "s/^$name: \([0-9]*\) checks passed\$/\1/p" "$log")
+  rm -f "$log"
+  passed=$((passed + ${count:-0}))
+}
 for preset in release sanitize; do
   echo "== tests: $preset build"
   scripts/build.sh "$preset"
@@ -20,13 +32,11 @@ for preset in release sanitize; do
   passed=$((passed + ${count:-0}))
   if [ "$preset" = release ]; then
     echo "== tests: install, and the example built against it"
-    log=$(mktemp)
-    scripts/test_install.sh build/release | tee "$log"
-    count=$(sed -n 's/^test_install: \([0-9]*\) checks passed$/\1/p' "$log")
-    rm -f "$log"
-    passed=$((passed + ${count:-0}))
+    counted test_install scripts/test_install.sh build/release
+    echo "== tests: the simulated machine with the instrumentation points compiled out"
+    counted test_no_recording scripts/test_no_recording.sh build/no-recording build/release
   fi
 done
 echo "== fuzz: the trace reader"
 scripts/fuzz.sh 60
-echo "tests: $((passed + 1)) passed, 0 failed"  # the two suites, the install checks, the fuzz run
+echo "tests: $((passed + 1)) passed, 0 failed"  # the two suites, the install and no-recording checks, the fuzz run

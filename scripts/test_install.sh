@@ -81,6 +81,36 @@ if command -v clang++-16 >/dev/null && [ -f /usr/lib/llvm-16/lib/libomp.so ]; th
   ok "PREFIX/bin/moirai-omp-task-cost measures libomp's work per task, beside moirai"
 fi
 
+# 1c. The vocabulary's old names (before it moved to core/, issue 37) still build: the target
+# Moirai::instrument_api, the headers moirai/instrument/*.h and moirai::instrument::RuntimeObserver.
+mkdir -p "$work/old-names"
+cat >"$work/old-names/CMakeLists.txt" <<'CMAKE'
+cmake_minimum_required(VERSION 3.25)
+project(old_names LANGUAGES CXX)
+find_package(Moirai 0.2 REQUIRED)
+add_executable(old_names main.cpp)
+target_link_libraries(old_names PRIVATE Moirai::instrument_api)
+CMAKE
+cat >"$work/old-names/main.cpp" <<'CPP'
+#include "moirai/instrument/ids.h"
+#include "moirai/instrument/runtime_observer.h"
+struct Counting final : moirai::instrument::RuntimeObserver {
+  void unit_begin(moirai::CoreId, moirai::VpId, moirai::UnitId) override { ++units; }
+  int units = 0;
+};
+int main() {
+  Counting counting;
+  moirai::RuntimeObserver& observer = counting;
+  observer.unit_begin(0, 1, 1);
+  const moirai::instrument::TimeSource* time = nullptr;
+  return counting.units == 1 && time == nullptr ? 0 : 1;
+}
+CPP
+run_logged "$work/old-names-configure.log" cmake -S "$work/old-names" -B "$work/old-names/build" -DCMAKE_PREFIX_PATH="$prefix"
+run_logged "$work/old-names-build.log" cmake --build "$work/old-names/build"
+run_logged "$work/old-names-run.log" "$work/old-names/build/old_names"
+ok "the old names build and run: Moirai::instrument_api, moirai/instrument/runtime_observer.h, moirai::instrument::RuntimeObserver"
+
 # 2. Every installed header compiles on its own, with clang (C++20 from the command line here).
 for header in $(cd "$prefix/include" && find moirai -name '*.h' | sort); do
   echo "#include \"$header\"" | "$clang" -std=c++20 -fsyntax-only -x c++ -I"$prefix/include" - \

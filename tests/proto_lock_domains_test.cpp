@@ -23,7 +23,7 @@ namespace {
 using proto::VirtualProcessor;
 
 // WaitWatcher hears the runtime's lock waits: a wait that began, and each domain named and waited.
-struct WaitWatcher final : instrument::RuntimeObserver {
+struct WaitWatcher final : RuntimeObserver {
   std::atomic<bool> waiting{false};
   std::mutex mutex;
   std::vector<std::string> named;
@@ -41,7 +41,7 @@ struct WaitWatcher final : instrument::RuntimeObserver {
 
 // run_touch runs `seed` on `machine` with `language` within the suite's time limit.
 void run_touch(proto::Machine& machine, touch::Touch& language, proto::VpFunction seed,
-               instrument::RuntimeObserver* observer = nullptr) {
+               RuntimeObserver* observer = nullptr) {
   proto::Runtime runtime(machine, language, {.observer = observer});
   within(kRunLimit, "proto::Runtime::run (touch)", [&] {
     runtime.run(std::move(seed), proto::VpOptions{"seed", 0, 0});

@@ -542,8 +542,7 @@ TEST(Report, OverheadByKind) {
 trace::Trace real_core_run(std::uint64_t taken, const std::string& name) {
   const std::string path = ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
   {
-    trace::BuilderOptions options;
-    options.cores = 2;
+    trace::BuilderOptions options = test_support::ssr_options(2);
     options.metadata = {{"os_time", "thread CPU time at unit boundaries"}, {"unit_record_cost_ns", "2"}};
     trace::TraceBuilder builder(path, options);
     builder.site(1, "app.cpp", 5);
@@ -605,8 +604,7 @@ TEST(Report, ALittleTakenTimeIsNotABusyMachine) {
 trace::Trace uneven_run(double slowdown, const std::string& name, bool simulated = false) {
   const std::string path = ::testing::TempDir() + "moirai_report_" + name + "_" + std::to_string(::getpid()) + ".mtrace";
   {
-    trace::BuilderOptions options;
-    options.cores = 2;
+    trace::BuilderOptions options = test_support::ssr_options(2);
     options.metadata = {{"os_time", "thread CPU time at unit boundaries"}};
     if (simulated) options.clock_source = "virtual";
     trace::TraceBuilder builder(path, options);

@@ -517,8 +517,7 @@ TEST(Scg, TakenTimeIsDrawnApartFromWork) {
   const auto build = [](std::uint64_t taken, const std::string& name) {
     const std::string path = temp(name) + ".mtrace";
     {
-      trace::BuilderOptions options;
-      options.cores = 1;
+      trace::BuilderOptions options = test_support::ssr_options(1);
       options.metadata = {{"os_time", "thread CPU time at unit boundaries"}};
       trace::TraceBuilder b(path, options);
       b.site(1, "app.cpp", 3);

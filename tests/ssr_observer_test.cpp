@@ -17,7 +17,7 @@
 #include <thread>
 #include <vector>
 
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/ssr/ssr.h"
 #include "support/ssr_support.h"
@@ -31,7 +31,7 @@ using ssr::VpRef;
 
 // CheckingObserver counts every point and checks the per-core protocol as it goes. Each core's
 // state is touched only by that core's thread (as the interface promises; checked too).
-class CheckingObserver final : public instrument::RuntimeObserver {
+class CheckingObserver final : public RuntimeObserver {
  public:
   struct Core {
     std::uint64_t unit_begin = 0, unit_end = 0, handler_enter = 0, handler_exit = 0;

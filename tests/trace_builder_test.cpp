@@ -9,6 +9,7 @@
 
 #include "moirai/trace/builder.h"
 #include "moirai/trace/reader.h"
+#include "support/trace_builder.h"
 
 namespace {
 
@@ -19,9 +20,7 @@ std::string temp_path(const std::string& name) {
 }
 
 trace::BuilderOptions options(std::uint32_t cores, std::vector<std::string> counters = {}) {
-  trace::BuilderOptions o;
-  o.cores = cores;
-  o.counters = std::move(counters);
+  trace::BuilderOptions o = test_support::ssr_options(cores, std::move(counters));
   o.command_line = "builder test";
   return o;
 }
@@ -217,6 +216,20 @@ TEST(TraceBuilder, RefusesWhatTheReaderWouldRefuse) {
   std::remove(path.c_str());
   EXPECT_THROW(trace::TraceBuilder("/nonexistent-dir/x.mtrace", options(1)), std::runtime_error);
   EXPECT_THROW(trace::TraceBuilder(path, options(0)), std::invalid_argument);
+}
+
+// The builder assumes no language: a trace whose options name none is refused, saying so.
+TEST(TraceBuilder, RefusesATraceThatNamesNoLanguage) {
+  const std::string path = temp_path("no_language");
+  trace::BuilderOptions nameless = options(1);
+  nameless.language.clear();
+  try {
+    trace::TraceBuilder out(path, nameless);
+    ADD_FAILURE() << "a trace naming no language was built";
+  } catch (const std::invalid_argument& error) {
+    EXPECT_NE(std::string(error.what()).find("language is empty"), std::string::npos) << error.what();
+  }
+  std::remove(path.c_str());
 }
 
 }  // namespace

@@ -234,7 +234,7 @@ TEST(TraceIntegrity, TimeGoingBackwardsOnACoreIsRefused) {
 TEST(TraceIntegrity, AClockRateOutOfRangeIsRefused) {
   for (const double hz : {1.0, 1e12}) {
     const std::string path = temp_path("clock");
-    trace::BuilderOptions options;
+    trace::BuilderOptions options = test_support::ssr_options();
     options.clock_hz = hz;
     test_support::TraceBuilder(options).write(path);
     const std::string message = refused_with(path);
@@ -373,8 +373,7 @@ TEST(TraceIntegrity, EndChunkTotalsTheFormatForbidsAreRefused) {
 // claiming to begin at tick 0: it would stretch the makespan to 26 minutes.
 TEST(TraceIntegrity, AUnitBeforeTheRunsStartIsLeftOutWithAWarning) {
   constexpr std::uint64_t kStart = 26ull * 60 * 1'000'000'000;  // 26 minutes at 1 GHz
-  trace::BuilderOptions options;
-  options.cores = 2;
+  trace::BuilderOptions options = test_support::ssr_options(2);
   options.clock_source = "tsc";
   options.metadata = {{"start_ticks", std::to_string(kStart)}};
   test_support::TraceBuilder out(options);

@@ -24,6 +24,7 @@
 #include "support/test_support.h"
 #include "moirai/trace/builder.h"
 #include "moirai/trace/reader.h"
+#include "moirai/trace/ssr_constructs.h"
 
 namespace {
 
@@ -392,7 +393,7 @@ TEST(TraceRecorderDispatch, AnIdleThatWasAHandOverBecomesTheNextUnitsDecision) {
 
 // StepClock is a clock the test sets before each instrumentation point (a simulated machine's,
 // so the recorder measures no OS time).
-class StepClock final : public instrument::TimeSource {
+class StepClock final : public TimeSource {
  public:
   std::uint64_t now(CoreId) const noexcept override { return time; }
   double hz() const noexcept override { return 1e9; }

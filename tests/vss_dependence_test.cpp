@@ -239,7 +239,7 @@ TEST_P(VssDependences, ManyTasksEachRunOnceInOrder) {
 }
 
 // AliveProbe follows how many VPs exist at once: created, and not yet past their end handler.
-class AliveProbe : public instrument::RuntimeObserver {
+class AliveProbe : public RuntimeObserver {
  public:
   void vp_created(CoreId, VpId, const std::string&, const CallSite&, CoreId) override {
     std::lock_guard<std::mutex> hold(mutex_);

@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/machine.h"
 #include "moirai/proto_runtime/runtime.h"
 
@@ -36,7 +36,7 @@ struct CholeskyConfig {
   std::size_t tile_size = 64;   // B: each tile is B x B, so n = T B
   std::uint64_t seed = 1;       // seeds the random symmetric positive definite matrix
   bool check = false;           // compare with sequential_cholesky
-  instrument::RuntimeObserver* observer = nullptr;
+  RuntimeObserver* observer = nullptr;
   // uniform_work, when not 0, is the work every task declares instead of its kernel's
   // multiply-adds: the critical path's work is then its length in tasks times this (tests).
   std::uint64_t uniform_work = 0;

@@ -16,8 +16,8 @@
 
 #include "matrix.h"
 #include "placement.h"
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/machine.h"
 #include "moirai/proto_runtime/runtime.h"
 
@@ -79,7 +79,7 @@ struct MatmulConfig {
   std::uint64_t seed = 1;                 // seeds the random A and B
   WorkScale work;                         // what each unit declares
   bool check = false;                     // also compute reference_multiply and compare
-  instrument::RuntimeObserver* observer = nullptr;  // e.g. a trace recorder
+  RuntimeObserver* observer = nullptr;  // e.g. a trace recorder
   // on_piece, when set, is called by the results VP as it receives each piece (from its core's
   // thread, inside the run): the piece, the count received so far including it, the core its
   // worker ran on, and the seconds since the divider started. matmul --progress prints it.

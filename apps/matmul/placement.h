@@ -5,7 +5,7 @@
 #include <optional>
 #include <string_view>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::matmul {
 

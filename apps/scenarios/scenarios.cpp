@@ -438,7 +438,7 @@ const Scenario* find(const std::string& name) {
   return nullptr;
 }
 
-Outcome run(const Scenario& scenario, Variant variant, proto::Machine& machine, instrument::RuntimeObserver* observer,
+Outcome run(const Scenario& scenario, Variant variant, proto::Machine& machine, RuntimeObserver* observer,
             bool spin) {
   {
     std::lock_guard<std::mutex> hold(g_mutex);

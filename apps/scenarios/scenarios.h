@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/machine.h"
 #include "moirai/ssr/context.h"
 
@@ -43,6 +43,6 @@ struct Outcome {
 // run animates a scenario's variant on `machine`; with `spin`, units also burn their declared
 // work in real time (for real cores, where charge_work does nothing).
 Outcome run(const Scenario& scenario, Variant variant, proto::Machine& machine,
-            instrument::RuntimeObserver* observer, bool spin);
+            RuntimeObserver* observer, bool spin);
 
 }  // namespace moirai::scenarios

@@ -7,7 +7,7 @@
 #include <mutex>
 #include <unordered_map>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::ompt {
 

@@ -1,13 +1,13 @@
 // OpenMP's constructs as the trace names them: each with the role that lets every view read an
-// OpenMP trace without knowing OpenMP (moirai/instrument/construct_role.h); and the language as
+// OpenMP trace without knowing OpenMP (moirai/core/construct_role.h); and the language as
 // the trace describes it, with the report's words for OpenMP and the placement closest to libomp.
 #pragma once
 
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/language_info.h"
+#include "moirai/core/construct_role.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/language_info.h"
 
 namespace moirai::ompt {
 

@@ -93,7 +93,7 @@ Recording::Recording(Flags& flags) : sinks_(std::make_unique<Sinks>()) {
 
 Recording::~Recording() = default;
 
-instrument::RuntimeObserver* Recording::start(int argc, const char* const* argv, std::ostream& log,
+RuntimeObserver* Recording::start(int argc, const char* const* argv, std::ostream& log,
                                               bool simulated) {
   if (simulated && !counters_.empty() && counters_ != "none") {
     const char* from_env = std::getenv("MOIRAI_COUNTERS");

@@ -6,7 +6,7 @@
 #include <boost/context/fiber.hpp>
 #include <cstddef>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::proto::detail {
 

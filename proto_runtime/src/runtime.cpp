@@ -28,7 +28,10 @@ namespace ctx = boost::context;
 using detail::ExecContext;
 
 // kRecording is false when recording is compiled out (MOIRAI_RECORDING=OFF): every
-// instrumentation point below then folds away.
+// instrumentation point below then folds away, except the machine's clock points (run start,
+// unit begin and end, handler, assigner), which a simulated machine advances its clocks at. They
+// test `observer` in every build: with recording compiled out it is the machine's own (null on
+// real cores), since the runtime then refuses one of the user's.
 constexpr bool kRecording = MOIRAI_RECORDING != 0;
 using detail::SanitizerFiber;
 
@@ -105,7 +108,7 @@ struct Runtime::Impl final : detail::VpHost {
   LanguagePlugin& language;
   Assigner& assigner;
   RuntimeConfig config;
-  instrument::RuntimeObserver* observer;
+  RuntimeObserver* observer;
   std::size_t core_count;
   bool direct;  // VPs switch straight to the next VP on their core
   bool domains;  // the language names lock domains: handlers run under those, the assigner alone
@@ -333,7 +336,7 @@ inline VirtualProcessor* Runtime::Impl::take(CoreId core, CoreId by) {
 // it waits before it looks once more, and a core that queues a VP for it looks at that word after
 // queueing (make_ready): one of the two sees the other, so the VP is found or the core woken.
 VirtualProcessor* Runtime::Impl::assign(CoreId core) {
-  if (kRecording && observer) observer->assigner_enter(core);
+  if (observer) observer->assigner_enter(core);  // a clock point
   VirtualProcessor* vp = take(core, core);
   if (domains) {
     std::atomic<bool>& waiting = cores[core].waiting;
@@ -346,7 +349,7 @@ VirtualProcessor* Runtime::Impl::assign(CoreId core) {
       waiting.store(false, std::memory_order_relaxed);
     }
   }
-  if (kRecording && observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);
+  if (observer) observer->assigner_exit(core, vp != nullptr ? vp->unit() : 0);  // a clock point
   return vp;
 }
 
@@ -388,7 +391,7 @@ bool Runtime::handed_work(CoreId core) const noexcept {
 
 void Runtime::Impl::begin_unit(CoreId core, VirtualProcessor& vp) {
   vp.last_core_ = core;
-  if (kRecording && observer) observer->unit_begin(core, vp.id(), vp.unit());
+  if (observer) observer->unit_begin(core, vp.id(), vp.unit());  // a clock point
 }
 
 CoreScheduler::Step Runtime::step(CoreId core) {
@@ -452,7 +455,7 @@ CoreScheduler::Step Runtime::step(CoreId core) {
 // animates next (nullptr: its own stack).
 inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& vp, ConstructKind kind,
                                                  const CallSite& site) {
-  if (kRecording && observer) observer->unit_end(core, vp.id(), vp.unit(), kind, site);
+  if (observer) observer->unit_end(core, vp.id(), vp.unit(), kind, site);  // a clock point
   if (!domains) {
     acquire(core);
     VirtualProcessor* next = nullptr;
@@ -476,7 +479,7 @@ inline VirtualProcessor* Runtime::Impl::end_unit(CoreId core, VirtualProcessor& 
     // A plugin bug: the handler still runs, alone, and the run stops with the error.
     fail_vp(vp, std::current_exception());
   }
-  if (kRecording && observer) {
+  if (observer) {  // a clock point
     std::array<LockDomain, LockDomains::kMax> keys{};
     std::size_t count = set.whole() ? 1 : set.size();
     for (std::size_t k = 0; k < count; ++k) keys[k] = set.whole() ? kWholeLanguage : set[k];
@@ -578,7 +581,7 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
   // the meta-unit of the VP's next unit
   if (!vp.finished_) vp.unit_ = next_unit.fetch_add(1, std::memory_order_relaxed);
 
-  if (kRecording && observer) observer->handler_enter(core, request.kind, request.unit);
+  if (observer) observer->handler_enter(core, request.kind, request.unit);  // a clock point
   RuntimeServices services(*owner, core, kRecording ? observer : nullptr);
   CoreState& here = cores[core];
   here.serving = &vp;
@@ -594,7 +597,7 @@ void Runtime::Impl::finish_unit(CoreId core, VirtualProcessor& vp) {
     // against the VP it was serving.
     fail_vp(vp, std::current_exception());
   }
-  if (kRecording && observer) observer->handler_exit(core, request.kind, request.unit);
+  if (observer) observer->handler_exit(core, request.kind, request.unit);  // a clock point
 
   if (vp.finished_) live.fetch_sub(1, std::memory_order_relaxed);
   here.serving = nullptr;
@@ -871,7 +874,7 @@ void Runtime::run(VpFunction seed, VpOptions options, const CallSite& created_at
                                                   return language.describe_domain(key);
                                                 })
                                           : nullptr);
-  if (kRecording && rt.observer) {
+  if (rt.observer) {  // a clock point: a simulated machine prices the constructs by name
     if (rt.domains) rt.observer->language_names_domains();
     rt.observer->run_start(rt.language.table(), rt.core_count);
   }

@@ -19,7 +19,7 @@
 #include <utility>
 #include <vector>
 
-#include "moirai/instrument/time_source.h"
+#include "moirai/core/time_source.h"
 #include "moirai/proto_runtime/errors.h"
 #include "sanitizer_fiber.h"
 
@@ -168,12 +168,12 @@ struct VirtualCore {
 
 }  // namespace
 
-struct SimMachine::Impl final : instrument::RuntimeObserver, instrument::TimeSource {
+struct SimMachine::Impl final : RuntimeObserver, TimeSource {
   explicit Impl(SimConfig c) : config(std::move(c)), cores(config.topology.cores()) {}
 
   SimConfig config;
   std::vector<VirtualCore> cores;
-  instrument::RuntimeObserver* user = nullptr;
+  RuntimeObserver* user = nullptr;
   std::vector<std::uint64_t> handler_costs;  // per construct kind, from the names at run_start
   std::vector<std::uint64_t> communication_costs;  // the same for the communication after a unit
   double measured_scale = 1.0;               // virtual ticks per host ns
@@ -633,10 +633,6 @@ void SimMachine::Impl::core_body(CoreId core) {
 }
 
 SimMachine::SimMachine(SimConfig config) : impl_(std::make_unique<Impl>(std::move(config))) {
-#if !MOIRAI_RECORDING
-  throw ConfigError("the simulated machine advances its clocks at the instrumentation points, "
-                    "which this build compiled out (MOIRAI_RECORDING=OFF)");
-#endif
   const SimConfig& c = impl_->config;
   if (c.topology.cores() == 0 || c.topology.cores() > kMaxSimCores) {
     throw ConfigError("a simulated machine has 1.." + std::to_string(kMaxSimCores) + " cores, not " +
@@ -672,7 +668,7 @@ std::string SimMachine::describe_core(CoreId core) const {
   return text;
 }
 
-instrument::RuntimeObserver* SimMachine::observe(instrument::RuntimeObserver* observer) {
+RuntimeObserver* SimMachine::observe(RuntimeObserver* observer) {
   impl_->user = observer;
   return impl_.get();
 }

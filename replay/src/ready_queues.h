@@ -5,7 +5,7 @@
 #include <deque>
 #include <vector>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 
 namespace moirai::replay::detail {

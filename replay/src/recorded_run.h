@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/replay/replay.h"
 #include "moirai/trace/reader.h"
 

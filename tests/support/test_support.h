@@ -18,8 +18,8 @@
 #include <unordered_map>
 #include <utility>
 
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/runtime_observer.h"
 
 namespace moirai::test {
 
@@ -88,7 +88,7 @@ inline std::string site_of(const char* file, unsigned line) {
 // HandledProbe tells a test which requests of which VP the language's handlers have finished:
 // unit_end maps a unit to its VP, handler_exit for that unit counts (vp, construct) as handled.
 // Tests use it to order events that the language itself does not order (e.g. "this VP has ended").
-class HandledProbe : public instrument::RuntimeObserver {
+class HandledProbe : public RuntimeObserver {
  public:
   void unit_end(CoreId, VpId vp, UnitId unit, ConstructKind, const CallSite&) override {
     std::lock_guard<std::mutex> hold(mutex_);

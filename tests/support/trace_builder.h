@@ -13,9 +13,24 @@
 #include <vector>
 
 #include "moirai/trace/builder.h"
+#include "moirai/trace/ssr_constructs.h"
 
 namespace moirai::test_support {
 
+// ssr_options is what a hand-built SSR trace of `cores` cores says: its language and SSR's
+// constructs (the reader's table for SSR, which trace_recording_test holds equal to what SSR
+// records), with `counters` in every unit record.
+inline trace::BuilderOptions ssr_options(std::uint32_t cores = 1, std::vector<std::string> counters = {}) {
+  trace::BuilderOptions options;
+  options.cores = cores;
+  options.language = "SSR";
+  options.constructs = trace::kFormat2SsrConstructs;
+  options.choices = LanguageChoices{.placement = LanguagePlacement::last_core, .words = {}};
+  options.counters = std::move(counters);
+  return options;
+}
+
+// TraceBuilder writes an SSR trace unless given the options of another language.
 class TraceBuilder : public trace::TraceBuilder {
  public:
   // TraceBuilder starts a trace of `cores` cores whose unit records carry `counters`.
@@ -38,14 +53,7 @@ class TraceBuilder : public trace::TraceBuilder {
 
  private:
   TraceBuilder(std::string scratch, std::uint32_t cores, std::vector<std::string> counters)
-      : trace::TraceBuilder(scratch, options(cores, std::move(counters))), scratch_(std::move(scratch)) {}
-
-  static trace::BuilderOptions options(std::uint32_t cores, std::vector<std::string> counters) {
-    trace::BuilderOptions options;
-    options.cores = cores;
-    options.counters = std::move(counters);
-    return options;
-  }
+      : trace::TraceBuilder(scratch, ssr_options(cores, std::move(counters))), scratch_(std::move(scratch)) {}
 
   static std::string scratch_path() {
     static std::atomic<int> next{0};

@@ -15,7 +15,7 @@
 #include <utility>
 #include <vector>
 
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/vss/vss.h"
 #include "support/test_support.h"
@@ -40,7 +40,7 @@ inline proto::RunStats run_vss(std::size_t cores, vss::TaskBody seed, vss::RunOp
 // GraphProbe records the constraints and groups of a run with the names of the tasks (VPs) at
 // both ends, so a test can say "dep RAW from 'A' to 'B'", and which cores are idle now, so a
 // task can hold its core until the others have nothing left to run (dawdle).
-class GraphProbe : public instrument::RuntimeObserver {
+class GraphProbe : public RuntimeObserver {
  public:
   static constexpr std::size_t kMaxCores = 8;
   struct Constraint {

@@ -35,7 +35,7 @@ using instrument::Clock;
 
 // Samples collects host-clock durations of each runtime step, per core without locks (each
 // core writes only its own slot); the wake-up needs the last handler exit of any core.
-class Samples final : public instrument::RuntimeObserver {
+class Samples final : public RuntimeObserver {
  public:
   void run_start(const LanguageInfo& language, std::size_t cores) override {
     names_.clear();

@@ -21,6 +21,7 @@
 #include <CLI/CLI.hpp>
 
 #include "moirai/trace/builder.h"
+#include "moirai/trace/ssr_constructs.h"
 
 namespace {
 
@@ -363,6 +364,9 @@ int generate(int argc, char** argv) {
     moirai::trace::BuilderOptions options;
     options.cores = static_cast<std::uint32_t>(cores);
     options.command_line = command_line;
+    options.language = "SSR";  // a synthetic SSR run, with SSR's constructs
+    options.constructs = moirai::trace::kFormat2SsrConstructs;
+    options.choices = moirai::LanguageChoices{.placement = moirai::LanguagePlacement::last_core, .words = {}};
     if (counters) options.counters = {"PAPI_TOT_INS", "PAPI_L1_DCM"};
     TraceBuilder out(output, options);
     out.site(kCreateSite, "synthetic/main.cpp", 12, "main");

@@ -22,10 +22,19 @@ forbid() {
   hits=$(grep -rnE "^#include [<\"]($pattern)" "$dir" --include='*.h' --include='*.cpp' || true)
   [[ -z $hits ]] || breach "$why:"$'\n'"$hits"
 }
-forbid proto_runtime 'moirai/(ssr|vss|program|visualize|trace)/' "proto_runtime/ knows no language, program, trace or view"
-forbid trace 'moirai/(proto_runtime|ssr|vss|program|visualize)/|moirai/instrument/(trace_recorder|clock|counters|profile)\.h' \
-  "trace/ includes only the instrument API"
-forbid visualize 'moirai/(proto_runtime|ssr|vss|program)/|moirai/instrument/(trace_recorder|clock|counters|profile)\.h' \
+# core/ is the bottom: it includes nothing of Moirai but itself.
+hits=$(grep -rnE '^#include [<"]moirai/' core --include='*.h' --include='*.cpp' | grep -vE ':#include [<"]moirai/core/' || true)
+[[ -z $hits ]] || breach "core/ includes nothing of Moirai but core/:"$'\n'"$hits"
+# The old vocabulary headers (moirai/instrument/ids.h, ...) forward to core/ for users only.
+hits=$(grep -rnE '^#include [<"]moirai/instrument/(ids|chore|construct_role|time_source|runtime_observer)\.h' . \
+         --include='*.h' --include='*.cpp' --exclude-dir=build --exclude-dir=.git |
+       grep -v '^\./instrument/include/moirai/instrument/' || true)
+[[ -z $hits ]] || breach "the tree includes the vocabulary from moirai/core/, not its forwarding headers:"$'\n'"$hits"
+forbid proto_runtime 'moirai/(ssr|vss|program|visualize|trace|instrument)/' \
+  "proto_runtime/ knows no language, program, trace, recorder or view"
+forbid trace 'moirai/(proto_runtime|ssr|vss|program|visualize|replay|instrument)/' \
+  "trace/ includes only core/: the recorder (instrument/) sits above it"
+forbid visualize 'moirai/(proto_runtime|ssr|vss|program|instrument)/' \
   "visualize/ never links the runtime or the recorder"
 # visualize/ runs one way, stage by stage: a stage's sources and public headers include only the
 # stages before it (output/ holds what every later stage prints and writes).
@@ -42,10 +51,11 @@ for ((i = 0; i < ${#stages[@]} - 1; i++)); do
       "visualize/ runs $order, one way: $dir includes no later stage"
   done
 done
-forbid ssr_lang 'moirai/(vss|program|visualize|trace)/' "SSR knows no other language, program, trace or view"
-forbid vss_lang 'moirai/(ssr|program|visualize|trace)/' "VSs knows no other language, program, trace or view"
+forbid ssr_lang 'moirai/(vss|program|visualize|trace|instrument)/' "SSR knows no other language, program, trace, recorder or view"
+forbid vss_lang 'moirai/(ssr|program|visualize|trace|instrument)/' "VSs knows no other language, program, trace, recorder or view"
 forbid program 'moirai/(ssr|vss|visualize)/' "the programs' library links no language and no view"
-forbid replay 'moirai/(ssr|vss|program|visualize)/' "replay knows no language, program or view: it reads them from the trace"
+forbid replay 'moirai/(ssr|vss|program|visualize|instrument)/' \
+  "replay knows no language, program, recorder or view: it reads them from the trace and records through an observer"
 forbid visualize 'moirai/replay/' "visualize/ never links replay (it runs the runtime)"
 forbid apps/omp 'moirai/' "the OpenMP apps are ordinary OpenMP programs, with no Moirai header"
 

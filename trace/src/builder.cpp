@@ -27,6 +27,9 @@ TraceBuilder::TraceBuilder(const std::string& path, BuilderOptions options)
   if (options_.cores == 0 || options_.cores > 65534) {
     throw std::invalid_argument("a trace has 1 to 65534 cores, not " + std::to_string(options_.cores));
   }
+  if (options_.language.empty()) {
+    throw std::invalid_argument("BuilderOptions::language is empty: a built trace names its language (SSR, VSs, ...)");
+  }
   if (options_.counters.size() > kMaxCounters) {
     throw std::invalid_argument("a trace records at most " + std::to_string(kMaxCounters) + " counters");
   }

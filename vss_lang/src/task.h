@@ -10,7 +10,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/request.h"
 #include "moirai/proto_runtime/spin_lock.h"
 #include "moirai/proto_runtime/virtual_processor.h"

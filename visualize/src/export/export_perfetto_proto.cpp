@@ -17,7 +17,7 @@
 
 #include "analyses/integrity.h"
 #include "export/export_common.h"
-#include "moirai/instrument/chore.h"
+#include "moirai/core/chore.h"
 #include "export/protobuf_wire.h"
 
 namespace moirai::visualize {

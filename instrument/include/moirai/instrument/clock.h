@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <string>
 
-#include "moirai/instrument/time_source.h"
+#include "moirai/core/time_source.h"
 
 namespace moirai::instrument {
 

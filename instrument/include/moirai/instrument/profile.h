@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 
 namespace moirai::instrument {
 

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "moirai/instrument/counters.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 
 namespace moirai::instrument {
 

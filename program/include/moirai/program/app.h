@@ -8,7 +8,7 @@
 #include "moirai/program/flags.h"
 #include "moirai/program/machine_flags.h"
 #include "moirai/program/recording.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/machine.h"
 
 namespace moirai::program {
@@ -43,7 +43,7 @@ class App {
   proto::Machine& machine() { return machine_.machine(); }
   // observer is what records the run (--trace, --profile) for RunOptions::observer, or nullptr;
   // valid inside main's body.
-  instrument::RuntimeObserver* observer() const noexcept { return observer_; }
+  RuntimeObserver* observer() const noexcept { return observer_; }
   // finish closes the trace and prints what it wrote, the profile and a simulated machine's
   // virtual time on stdout. main calls it after the body; call it earlier to print those
   // before the program's own results. Later calls do nothing.
@@ -61,7 +61,7 @@ class App {
   std::size_t cores_;
   MachineFlags machine_;
   Recording recording_;
-  instrument::RuntimeObserver* observer_ = nullptr;
+  RuntimeObserver* observer_ = nullptr;
   bool started_ = false;
   bool finished_ = false;
 };

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "moirai/program/flags.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 
 namespace moirai::program {
 
@@ -24,7 +24,7 @@ class Recording {
   // reason. On a `simulated` machine no counters are recorded (its cores are not the host's);
   // asking for some there is a FlagError. Throws FlagError when the trace file cannot be
   // written or the list is malformed.
-  instrument::RuntimeObserver* start(int argc, const char* const* argv, std::ostream& log,
+  RuntimeObserver* start(int argc, const char* const* argv, std::ostream& log,
                                      bool simulated = false);
   // finish closes the trace (reporting what it wrote) and prints the profile, on `out`.
   void finish(std::ostream& out);

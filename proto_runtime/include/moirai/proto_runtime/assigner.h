@@ -1,7 +1,7 @@
 // The assigner: language code that decides which ready VP a free core animates next.
 #pragma once
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::proto {
 

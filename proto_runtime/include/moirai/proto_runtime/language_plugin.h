@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/assigner.h"
 #include "moirai/proto_runtime/language_table.h"
 #include "moirai/proto_runtime/lock_domains.h"

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/language_info.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/language_info.h"
 #include "moirai/proto_runtime/cost_model.h"
 
 namespace moirai::proto {

@@ -4,7 +4,7 @@
 #include <array>
 #include <cstddef>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::proto {
 

@@ -6,8 +6,8 @@
 #include <functional>
 #include <string>
 
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/runtime_observer.h"
 
 namespace moirai::proto {
 
@@ -49,8 +49,10 @@ class Machine {
   // to the next on the same core.
   virtual bool returns_after_each_unit() const { return false; }
   // observe returns the observer the runtime reports to: `observer` itself (maybe nullptr), or
-  // a machine's own observer wrapping it (a simulation keeps its clocks there).
-  virtual instrument::RuntimeObserver* observe(instrument::RuntimeObserver* observer) {
+  // a machine's own observer wrapping it (a simulation keeps its clocks there: it is called with
+  // nullptr when there is no user's observer, and with recording compiled out it hears only the
+  // clock points).
+  virtual RuntimeObserver* observe(RuntimeObserver* observer) {
     return observer;
   }
   // charge_work adds `ticks` of declared work to the unit running on `core`; real cores

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::proto {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <utility>
 
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/language_plugin.h"
 #include "moirai/proto_runtime/machine.h"
 #include "moirai/proto_runtime/real_machine.h"
@@ -20,7 +20,7 @@ namespace moirai::proto {
 struct RunOptions {
   std::size_t cores = 0;                            // real cores to use, 0 = all (run without a machine)
   std::size_t stack_size = 256 * 1024;              // default VP stack in bytes
-  instrument::RuntimeObserver* observer = nullptr;  // receives the instrumentation points
+  RuntimeObserver* observer = nullptr;  // receives the instrumentation points
   std::string seed_name = "main";                   // display name of the first VP
   CoreId seed_core = kAnyCore;                      // pin the first VP to a core
 };

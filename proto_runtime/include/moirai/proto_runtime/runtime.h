@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/language_plugin.h"
 #include "moirai/proto_runtime/machine.h"
 #include "moirai/proto_runtime/virtual_processor.h"
@@ -19,7 +19,7 @@ inline constexpr std::size_t kMinStackSize = 16 * 1024;
 // RuntimeConfig holds the settings of one runtime.
 struct RuntimeConfig {
   std::size_t default_stack_size = 256 * 1024;         // bytes per VP stack, guard page extra
-  instrument::RuntimeObserver* observer = nullptr;     // receives the instrumentation points
+  RuntimeObserver* observer = nullptr;     // receives the instrumentation points
 };
 
 // RunStats counts what a run did.

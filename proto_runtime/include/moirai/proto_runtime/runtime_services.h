@@ -6,8 +6,8 @@
 
 #include <cstdint>
 
-#include "moirai/instrument/ids.h"
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/ids.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/request.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 
@@ -51,11 +51,11 @@ class RuntimeServices {
 
  private:
   friend class Runtime;
-  RuntimeServices(Runtime& runtime, CoreId core, instrument::RuntimeObserver* observer)
+  RuntimeServices(Runtime& runtime, CoreId core, RuntimeObserver* observer)
       : runtime_(runtime), core_(core), observer_(observer) {}
   Runtime& runtime_;
   CoreId core_;
-  instrument::RuntimeObserver* observer_;
+  RuntimeObserver* observer_;
 };
 
 }  // namespace moirai::proto

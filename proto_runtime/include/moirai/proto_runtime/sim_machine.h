@@ -53,11 +53,11 @@ struct SimConfig {
 // the earliest time (ties: the lowest id) takes the next step, so a run is deterministic when
 // work is declared. Units run for real, one after another on the calling thread; the runtime
 // lock is a resource in virtual time whose waits are reported as on real cores. Its wrapper
-// observer (observe) advances the clocks and hands the recorder the virtual clock.
+// observer (observe) advances the clocks at the runtime's clock points, which every build keeps
+// (MOIRAI_RECORDING=OFF too), and hands a recorder, when there is one, the virtual clock.
 class SimMachine final : public Machine {
  public:
-  // SimMachine builds the machine; throws ConfigError for a bad factor or when recording (which
-  // the simulation needs) is compiled out.
+  // SimMachine builds the machine; throws ConfigError for a bad core count, factor or clock.
   explicit SimMachine(SimConfig config);
   ~SimMachine() override;
 
@@ -66,7 +66,7 @@ class SimMachine final : public Machine {
   void notify_work(CoreId core) override;
   std::string describe_core(CoreId core) const override;
   bool returns_after_each_unit() const override { return true; }
-  instrument::RuntimeObserver* observe(instrument::RuntimeObserver* observer) override;
+  RuntimeObserver* observe(RuntimeObserver* observer) override;
   void charge_work(CoreId core, std::uint64_t ticks) noexcept override;
   void use_language_costs(const CostModel& costs) override;
   void use_lock_domains(std::function<std::string(LockDomain)> name) override;

@@ -7,7 +7,7 @@
 #include <memory>
 #include <string>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/request.h"
 #include "moirai/proto_runtime/unique_function.h"
 

@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "moirai/instrument/runtime_observer.h"
+#include "moirai/core/runtime_observer.h"
 #include "moirai/proto_runtime/cost_model.h"
 #include "moirai/proto_runtime/sim_machine.h"
 #include "moirai/trace/reader.h"
@@ -102,7 +102,7 @@ struct ReplayOptions {
   Pinning pinning = Pinning::automatic;
   double work_scale = 1.0;  // the target's work against the recorded machine's (2: twice as slow)
   RemovedCause removed;     // a cause of lost time taken away (none: the run as recorded)
-  instrument::RuntimeObserver* observer = nullptr;  // records the replayed run, or nothing
+  RuntimeObserver* observer = nullptr;  // records the replayed run, or nothing
 };
 
 // ReplayResult is what a replay did.

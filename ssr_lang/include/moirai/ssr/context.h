@@ -9,7 +9,7 @@
 #include <type_traits>
 #include <utility>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/ssr/detail/requests.h"
 #include "moirai/ssr/message_type.h"
 #include "moirai/ssr/singleton.h"

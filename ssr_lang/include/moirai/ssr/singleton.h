@@ -5,7 +5,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::proto {
 class VirtualProcessor;

@@ -3,7 +3,7 @@
 
 #include <compare>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 
 namespace moirai::ssr {
 

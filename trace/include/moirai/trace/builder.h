@@ -12,9 +12,9 @@
 #include <utility>
 #include <vector>
 
-#include "moirai/instrument/language_info.h"
+#include "moirai/core/construct_role.h"
+#include "moirai/core/language_info.h"
 #include "moirai/trace/format.h"
-#include "moirai/trace/ssr_constructs.h"
 
 namespace moirai::trace {
 
@@ -24,12 +24,16 @@ struct BuilderOptions {
   double clock_hz = 1e9;  // ticks per second
   std::string clock_source = "monotonic";  // "virtual": a simulated machine's clock
   std::string command_line = "hand-built";
-  std::string language = "SSR";
+  // language names the trace's language (the metadata's `language`); the builder assumes none,
+  // and refuses a trace that names none.
+  std::string language;
   std::vector<std::string> counters;  // one delta per name follows every unit record
-  std::vector<ConstructInfo> constructs = kFormat2SsrConstructs;  // by kind: a built trace reads like SSR's
-  // choices: SSR's too (last core, the paper's words); none writes no placement or word, as a trace
-  // from before format 3.6 (whose version a test may then write over the header's).
-  std::optional<LanguageChoices> choices = LanguageChoices{.placement = LanguagePlacement::last_core, .words = {}};
+  // constructs are the language's construct kinds, by kind (trace::kFormat2SsrConstructs: SSR's).
+  std::vector<ConstructInfo> constructs;
+  // choices are the language's placement and words; none writes neither, as a trace from before
+  // format 3.6 (whose version a test may then write over the header's) or a language that takes
+  // the defaults (any core, the paper's words).
+  std::optional<LanguageChoices> choices;
   // metadata adds "key=value" lines (a recorder's os_time, unit_record_cost_ns, ...).
   std::vector<std::pair<std::string, std::string>> metadata;
 };
@@ -41,7 +45,8 @@ struct BuilderOptions {
 class TraceBuilder {
  public:
   // TraceBuilder creates `path` and writes the file header, the metadata and the constructs;
-  // throws std::runtime_error when the file cannot be written.
+  // throws std::invalid_argument when `options` name no language or an impossible core count,
+  // std::runtime_error when the file cannot be written.
   TraceBuilder(const std::string& path, BuilderOptions options);
   ~TraceBuilder();
   TraceBuilder(const TraceBuilder&) = delete;

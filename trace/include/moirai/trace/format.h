@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "moirai/instrument/chore.h"
+#include "moirai/core/chore.h"
 
 namespace moirai::trace {
 

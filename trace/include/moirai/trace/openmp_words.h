@@ -6,7 +6,7 @@
 
 #include <vector>
 
-#include "moirai/instrument/language_info.h"
+#include "moirai/core/language_info.h"
 
 namespace moirai::trace {
 

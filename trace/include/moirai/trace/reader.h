@@ -9,8 +9,8 @@
 #include <utility>
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
-#include "moirai/instrument/language_info.h"
+#include "moirai/core/construct_role.h"
+#include "moirai/core/language_info.h"
 #include "moirai/trace/format.h"
 #include "moirai/trace/integrity.h"
 

@@ -1,12 +1,13 @@
 // The reader's table for SSR traces of format 2 or older, which named their constructs only:
 // the roles and colours format 3 gave those names. It belongs to the trace format, not to SSR
 // (ssr_lang/ owns SSR's live table): an old trace keeps what its names meant when format 3 came,
-// whatever SSR records later. A hand-built trace describes its constructs so by default.
+// whatever SSR records later. A builder of SSR traces (tests, moirai-gen-trace) names it as its
+// constructs; the builder itself assumes no language.
 #pragma once
 
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
+#include "moirai/core/construct_role.h"
 
 namespace moirai::trace {
 

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/vss/access.h"
 #include "moirai/vss/detail/requests.h"
 

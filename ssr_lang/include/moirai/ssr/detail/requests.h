@@ -6,7 +6,7 @@
 #include <typeinfo>
 #include <utility>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 #include "moirai/ssr/message_type.h"
 

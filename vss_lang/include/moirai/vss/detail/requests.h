@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "moirai/instrument/ids.h"
+#include "moirai/core/ids.h"
 #include "moirai/proto_runtime/virtual_processor.h"
 #include "moirai/vss/access.h"
 

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "moirai/instrument/construct_role.h"
+#include "moirai/core/construct_role.h"
 
 namespace moirai {
 
