@@ -34,7 +34,7 @@ for preset in release sanitize; do
     echo "== tests: install, and the example built against it"
     counted test_install scripts/test_install.sh build/release
     echo "== tests: the simulated machine with the instrumentation points compiled out"
-    counted test_no_recording scripts/test_no_recording.sh build/no-recording build/release
+    counted test_no_recording scripts/test_no_recording.sh build/no-recording-check build/release
   fi
 done
 echo "== fuzz: the trace reader"

@@ -67,9 +67,8 @@ std::uint32_t checksum_as(const Bytes& bytes, const Chunk& chunk, std::uint16_t 
 
 // write_two_cores writes a sound trace of two cores, two units and an idle span each, to `path`;
 // `choices` none: as a trace from before format 3.6.
-void write_two_cores(const std::string& path, std::optional<LanguageChoices> choices = trace::BuilderOptions{}.choices) {
-  trace::BuilderOptions options;
-  options.cores = 2;
+void write_two_cores(const std::string& path, std::optional<LanguageChoices> choices = test_support::ssr_options().choices) {
+  trace::BuilderOptions options = test_support::ssr_options(2);
   options.choices = std::move(choices);
   test_support::TraceBuilder out(options);
   out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
