@@ -11,7 +11,7 @@ mkdir -p "$out/corpus"
 clang++-16 -std=c++20 -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
   -DFUZZING_BUILD_MODE_UNSAFE_FOR_PRODUCTION \
   -Itrace/include -Icore/include tests/fuzz/trace_reader_fuzz.cpp \
-  trace/src/reader.cpp trace/src/integrity.cpp trace/src/chunk_checksum.cpp -lz \
+  trace/src/*.cpp -lz \
   -o "$out/trace_reader_fuzz"
 # New inputs go to the scratch corpus; the committed seeds are read only.
 (cd "$out" && ./trace_reader_fuzz -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
