@@ -52,8 +52,8 @@ void add_replay_flags(CLI::App& cli, ReplayFlags& flags) {
                  "the runtime's costs on the target (a moirai-calibrate file; default: the compiled-in model)")
       ->type_name("MODEL");
   cli.add_option("--placement", flags.placement,
-                 "where an unpinned unit runs: language (the default: last-core for SSR, any-core for the "
-                 "others), recorded (the core it ran on), last-core (the core its VP last ran on), any-core "
+                 "where an unpinned unit runs: language (the default: the placement the trace's language "
+                 "gives, e.g. SSR's last-core, VSs's and OpenMP's any-core), recorded (the core it ran on), last-core (the core its VP last ran on), any-core "
                  "(one queue every core takes from)")
       ->type_name("P");
   cli.add_option("--pinning", flags.pinning,
