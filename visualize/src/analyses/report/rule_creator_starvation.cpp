@@ -126,7 +126,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
                          "), while other cores sat idle waiting for creations";
   Hint& hint = out.hints.emplace_back(make_hint(
       "creator-starvation",
-      "the creating " + a.words.vp + " on " + detail::core_set({d.core}) + " " + what + ": " + a.words.creator_cure + " (paper 3.4.1)",
+      "the creating " + a.words.vp + " on " + a.words.core_set({d.core}) + " " + what + ": " + a.words.creator_cure + " (paper 3.4.1)",
       {d.core}, d.begin - a.first, d.end - a.first, site, lost));
   // A creator that worked alone names its own units that kept others waiting: where every core
   // already takes from one queue, sharing that work out is the cure, not another placement.

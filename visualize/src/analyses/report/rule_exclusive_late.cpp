@@ -53,8 +53,8 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   out.hints.push_back(make_hint(
       "exclusive-late",
       "the " + trace.construct_name(grant.construct) + " was granted at " + a.at(grant.time) + " but its body (unit " + std::to_string(unit.record.unit) +
-          ") ran only at " + a.at(unit.record.begin) + " on " + detail::core_set({unit.core}) + ", after " +
-          detail::plural(others, "unit") + " of other VPs there; " + detail::core_set(waiting_cores[body]) +
+          ") ran only at " + a.at(unit.record.begin) + " on " + a.words.core_set({unit.core}) + ", after " +
+          detail::plural(others, "unit") + " of other VPs there; " + a.words.core_set(waiting_cores[body]) +
           " waited for its end: a runtime fluke the application can only soften by its unit size (paper 3.4.6)",
       {unit.core}, grant.time - a.first, unit.record.begin - a.first,
       from == a.unit_index.end() ? std::string() : a.site_of(from->second), lost));

@@ -81,7 +81,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
     const bool known = cause != band_causes[k].end();
     listed += std::string(n ? "; " : "") + a.at(band.begin) + " .. " + a.at(band.end) + " (" +
               detail::fixed(100.0 * static_cast<double>(band.end - band.begin) / static_cast<double>(a.makespan), 1) + "% of the run, " +
-              detail::core_set(cores) + ", most until a " + (known ? cause->first.first : std::string("?")) +
+              a.words.core_set(cores) + ", most until a " + (known ? cause->first.first : std::string("?")) +
               (known && !cause->first.second.empty() ? " at " + cause->first.second : "") + ")";
     if (n == 0) {
       longest_cores = cores;

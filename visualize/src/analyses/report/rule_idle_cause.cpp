@@ -24,20 +24,22 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   if (top == causes.end() || static_cast<double>(top->second) <= kIdleCause * static_cast<double>(a.makespan)) return;
   const auto [construct, site] = top->first;
   std::uint64_t lost = 0;
-  std::vector<std::uint32_t> cores;
+  std::vector<std::uint32_t> cores, freeing_cores;
   ConstructRole role = ConstructRole::other;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const LossEntry& e = a.entries[i];
     if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
     if (a.construct_of(e) != construct || a.site_of(a.freeing_unit(e)) != site) continue;
     cores.push_back(e.core);
+    if (const std::uint32_t freeing = a.freeing_unit(e); freeing != kNone) freeing_cores.push_back(a.unit(freeing).core);
     role = a.trace.construct_role(a.trace.constraints[e.freed_by].construct);
     lost += ledger.claim(i);
   }
   Hint& hint = out.hints.emplace_back(make_hint(
       "idle-cause",
-      detail::core_set(cores) + " sat idle " + a.ms(lost) + " in all (" + detail::fixed(100 * a.share(lost), 1) +
-          "% of the cores' time) until a " + construct + " freed them: " + a.words.idle_cure(role, site),
+      a.words.core_set(cores) + " sat idle " + a.ms(lost) + " in all (" + detail::fixed(100 * a.share(lost), 1) +
+          "% of the cores' time) until a " + construct +
+          (freeing_cores.empty() ? std::string() : " on " + a.words.core_set(freeing_cores)) + " freed them: " + a.words.idle_cure(construct, role, site),
       cores, 0, a.makespan, site, lost));
   // A wait for one's turn in an exclusive section is bound by that section's constraints: the
   // construct names the what-if that frees them (replay's unchain).

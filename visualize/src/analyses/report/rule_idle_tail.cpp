@@ -87,7 +87,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   }
   out.hints.push_back(make_hint(
       "idle-tail",
-      detail::core_set(cores) + " idle at the end, up to " + a.ms(longest) +
+      a.words.core_set(cores) + " idle at the end, up to " + a.ms(longest) +
           ": too few units remain for the last wave, or its units ran longer on other cores; " + a.words.tail_cure + " (paper 3.4.2)",
       cores, a.makespan - longest, a.makespan, a.site_of(last_piece), lost));
 }

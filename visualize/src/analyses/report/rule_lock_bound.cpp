@@ -66,7 +66,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
         "lock-contention",
         "waiting for runtime locks took " + a.ms(waited) + " of core time (" + detail::fixed(100 * a.share(waited), 1) +
             "% of it, " + detail::fixed(100.0 * static_cast<double>(lock) / static_cast<double>(overhead), 1) +
-            "% of the runtime overhead) on " + detail::core_set(cores) + ", " +
+            "% of the runtime overhead) on " + a.words.core_set(cores) + ", " +
             detail::fixed(100 * domain.share, 1) + "% of it for " + domain.name +
             ", and the constructs' own work " + a.ms(own) + ": too many construct calls at once " +
             (most ? "on " + domain.name + "; do more work per unit (fewer calls), or spread the calls over more domains"
@@ -78,7 +78,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
       "lock-contention",
       "waiting for the runtime lock took " + a.ms(waited) + " of core time (" + detail::fixed(100 * a.share(waited), 1) +
           "% of it, " + detail::fixed(100.0 * static_cast<double>(lock) / static_cast<double>(overhead), 1) +
-          "% of the runtime overhead) on " + detail::core_set(cores) + ", and the constructs' own work " + a.ms(own) +
+          "% of the runtime overhead) on " + a.words.core_set(cores) + ", and the constructs' own work " + a.ms(own) +
           ": too many construct calls at once for one runtime lock; do more work per unit (fewer calls), or run on fewer cores",
       cores, 0, a.makespan, a.busiest_site(), waited + own));
 }

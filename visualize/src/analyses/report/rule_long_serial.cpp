@@ -118,7 +118,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
         "for " + a.ms(serial) + " (" + detail::fixed(100.0 * static_cast<double>(serial) / static_cast<double>(a.makespan), 1) +
             "% of the run, in " + detail::plural(own.size(), "section") + ") only one core animated units while the other cores waited, for " + a.words.vp + " '" +
             vp_name + "', whose longest unit there (" + std::to_string(u.record.unit) + ", " + a.ms(u.work()) + " of work on " +
-            detail::core_set({u.core}) + ") " +
+            a.words.core_set({u.core}) + ") " +
             (g.exclusive ? "is a " + section + " body: " + fill(a.words.exclusive_cure, section) : "runs alone: " + a.words.serial_cure) +
             " (paper 3.4, 3.4.6)",
         {u.core}, own.front().begin - a.first, own.front().end - a.first, a.site_of(g.longest), lost));

@@ -48,7 +48,7 @@ void run(const Analysis& a, Ledger&, RuleOutput& out) {
         if (core.steal_ns > 0) text += " and the hypervisor stole " + detail::fixed(core.steal_ns / 1e6, 1) + " ms";
       }
     }
-    text += "). Those units' spans, and every time below for " + detail::core_set(busy) +
+    text += "). Those units' spans, and every time below for " + a.words.core_set(busy) +
             ", are inflated by it: the work figures leave it out (the SCG draws it in gold), but waits on those cores "
             "lasted longer too. Rerun on an idle machine for figures to compare";
   }

@@ -30,7 +30,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   if (lost == 0) return;
   out.hints.push_back(make_hint(
       "unused-cores",
-      detail::core_set(unused) + " did under " + detail::fixed(kUnusedCoreWork * 100, 0) + "% of the run in work (" +
+      a.words.core_set(unused) + " did under " + detail::fixed(kUnusedCoreWork * 100, 0) + "% of the run in work (" +
           detail::plural(never, "core") + " none at all): " + a.words.unused_cure,
       unused, 0, a.makespan, "", lost));
 }

@@ -39,7 +39,7 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
                                      [](const auto& x, const auto& y) { return x.second < y.second; });
   out.hints.push_back(make_hint(
       "waking-cores",
-      detail::core_set(cores) + " spent " + a.ms(lost) + " (" + detail::fixed(100 * a.share(lost), 1) +
+      a.words.core_set(cores) + " spent " + a.ms(lost) + " (" + detail::fixed(100 * a.share(lost), 1) +
           "% of the core time) waking the cores they made work for: " + std::to_string(wake_ups) + " wake-ups, " +
           std::to_string(parked) + " of them of a parked core (one that idled past the runtime's spin: waking it is a "
           "kernel call its waker pays); give the idle cores their work in fewer, larger pieces, or before they idle "

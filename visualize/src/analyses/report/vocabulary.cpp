@@ -2,6 +2,8 @@
 
 #include <string_view>
 
+#include "output/text_format.h"
+
 namespace moirai::visualize::report {
 
 std::string fill(const std::string& text, const std::string& what) {
@@ -24,6 +26,8 @@ struct Word {
 const Word kWords[] = {
     {"vp", &Vocabulary::vp, "VP"},
     {"vps", &Vocabulary::vps, "VPs"},
+    {"core", &Vocabulary::core, "core"},
+    {"cores", &Vocabulary::cores, "cores"},
     {"creator_cure", &Vocabulary::creator_cure, "create on the other cores first, or give the creator a core of its own"},
     {"unit_size_cure", &Vocabulary::unit_size_cure,
      "do more work between construct calls, most of which end units at the call site named here"},
@@ -49,11 +53,24 @@ Vocabulary vocabulary_of(const trace::Trace& trace) {
     const std::string* given = trace.language_choices.word(word.name);
     v.*word.member = given != nullptr ? *given : word.same_as != nullptr ? v.*word.same_as : std::string(word.paper);
   }
+  constexpr std::string_view kPerConstruct = "late_cure:";
+  for (const LanguageWord& word : trace.language_choices.words) {
+    if (word.name.starts_with(kPerConstruct)) v.construct_late_cure[word.name.substr(kPerConstruct.size())] = word.text;
+  }
   return v;
 }
 
-std::string Vocabulary::idle_cure(ConstructRole role, const std::string& site) const {
-  const std::string& text = role == ConstructRole::create          ? create_late_cure
+std::string Vocabulary::core_set(const std::vector<std::uint32_t>& list) const {
+  const std::string text = detail::core_set(list);  // "core N", "cores N-M" or "no core"
+  if (text.starts_with("cores ")) return cores + text.substr(5);
+  if (text.starts_with("core ")) return core + text.substr(4);
+  return "no " + core;
+}
+
+std::string Vocabulary::idle_cure(const std::string& construct, ConstructRole role, const std::string& site) const {
+  const auto own = construct_late_cure.find(construct);
+  const std::string& text = own != construct_late_cure.end()            ? own->second
+                            : role == ConstructRole::create          ? create_late_cure
                             : role == ConstructRole::exclusive_end ? exclusive_late_cure
                             : role == ConstructRole::wait          ? wait_late_cure
                                                                     : late_cure;

@@ -5,7 +5,10 @@
 // schedules). Rules take their nouns and cures from here, so no rule asks which language it reads.
 #pragma once
 
+#include <cstdint>
+#include <map>
 #include <string>
+#include <vector>
 
 #include "moirai/trace/reader.h"
 
@@ -16,6 +19,8 @@ namespace moirai::visualize::report {
 struct Vocabulary {
   std::string vp;     // a thread of application code: SSR's VP, OpenMP's task
   std::string vps;
+  std::string core;   // what the trace's cores are to the program: a core, OpenMP's thread, MPI's rank
+  std::string cores;
   std::string creator_cure;  // creator-starvation: how to make creations sooner
   std::string unit_size_cure;  // unit-size: how to do more work per unit
   std::string tail_cure;     // idle-tail: how to fill every core in the last wave
@@ -26,9 +31,15 @@ struct Vocabulary {
   // idle-cause: what follows "until a <construct> freed them: ", by the freeing construct's role;
   // "{}" is the call site of the unit on the other side. Not given, each is late_cure.
   std::string late_cure, create_late_cure, exclusive_late_cure, wait_late_cure;
+  // construct_late_cure: a cure for one construct by name (words "late_cure:NAME"), which wins
+  // over its role's: a language whose constructs of one role fail differently (MPI's late sender
+  // and late receiver are both sends) says so per construct.
+  std::map<std::string, std::string, std::less<>> construct_late_cure;
 
-  // idle_cure is idle-cause's explanation for a construct of `role` freeing idle cores at `site`.
-  std::string idle_cure(ConstructRole role, const std::string& site) const;
+  // idle_cure is idle-cause's explanation for `construct`, of `role`, freeing idle cores at `site`.
+  std::string idle_cure(const std::string& construct, ConstructRole role, const std::string& site) const;
+  // core_set names a set of cores in these words ("core 2", "cores 0-3", "ranks 1,3").
+  std::string core_set(const std::vector<std::uint32_t>& cores) const;
 };
 
 // vocabulary_of takes the words of a trace.
