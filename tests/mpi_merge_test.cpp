@@ -308,6 +308,26 @@ TEST(MpiMerge, CommSplitSubCommunicatorNamesPeersAsWorldRanks) {
   EXPECT_EQ(m.arcs, expected);
 }
 
+TEST(MpiMerge, AnIntercommunicatorIsMergedAsItsTwoGroups) {
+  RankLogWriter w(4);
+  init_all(w, 4);
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    w.line(r, r < 2 ? "comm 2 0 2 0 1" : "comm 2 0 2 2 3");
+    w.line(r, r < 2 ? "comm 3 2 2 0 1 | 2 3" : "comm 3 2 2 2 3 | 0 1");
+    w.call(r, Op::comm_split, 3000, 4000, {.value = 2});                         // call 1: rank 0 frees the others
+    w.call(r, Op::intercomm_create, 4100, 4200, {.peer = r < 2 ? 2 : 0, .value = 3, .comm = 2});  // call 2: no arc
+  }
+  w.call(0, Op::send, 5000, 5100, {.peer = 2, .tag = 1, .value = 8, .comm = 3});
+  w.call(2, Op::recv, 5000, 6000, {.peer = 0, .tag = 1, .value = 8, .comm = 3});
+  for (std::uint32_t r = 0; r < 4; ++r) w.call(r, Op::barrier, 7000 + (r == 3 ? 500 : 0), 8000, {.comm = 3});
+  for (std::uint32_t r = 0; r < 4; ++r) w.call(r, Op::finalize, 9000, 9100);
+  const Merged m = merge(w, "intercomm");
+  const std::multiset<ArcT> expected = {{"comm create", 0, 1, 1, 1}, {"comm create", 0, 1, 2, 1}, {"comm create", 0, 1, 3, 1},
+                                        {"send", 0, 3, 2, 3},        {"barrier", 3, 3, 0, 4},     {"barrier", 3, 3, 1, 3},
+                                        {"barrier", 3, 3, 2, 4}};
+  EXPECT_EQ(m.arcs, expected);
+}
+
 TEST(MpiMerge, AProbeIsFreedByTheMessageItSawAndALargeSendByItsReceive) {
   RankLogWriter w(2);
   init_all(w, 2);
