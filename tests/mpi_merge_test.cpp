@@ -493,3 +493,32 @@ TEST(MpiMerge, RanksOnTwoNodesAreNamed) {
 }
 
 }  // namespace
+
+// The tool names MPI_COMM_WORLD and MPI_COMM_SELF in every rank's .defs: taken when they say what
+// their ids mean, refused when not.
+TEST(MpiMerge, TheWorldAndSelfCommunicatorLinesAreChecked) {
+  RankLogWriter w = ring(4);
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    w.line(r, "comm 0 0 4 0 1 2 3");
+    w.line(r, "comm 1 1 1 " + std::to_string(r));
+  }
+  EXPECT_EQ(merge(w, "world-lines").result.messages, 4u);
+  RankLogWriter bad = ring(4);
+  bad.line(2, "comm 1 1 1 0");
+  EXPECT_NE(merge_error(bad, "self-line").find("rank-2.defs"), std::string::npos);
+  EXPECT_NE(merge_error(bad, "self-line").find("communicator 1 is MPI_COMM_SELF"), std::string::npos);
+}
+
+// On a loaded machine one ping-pong can take far longer than the other, and its offset is off by
+// up to half that: the merge keeps the one measured with the short round trip.
+TEST(MpiMerge, AnOffsetMeasuredWithALongRoundTripIsDropped) {
+  const Merged plain = merge(halo(), "trip-plain");
+  for (const std::int64_t offset : {5'000'000LL, -5'000'000LL}) {
+    RankLogWriter w = halo(offset);
+    w.line(1, "offset init " + std::to_string(offset + 6'000'000) + " 28000000");  // waited for a core
+    w.line(1, "offset finalize " + std::to_string(offset) + " 2000");
+    const Merged m = merge(w, "trip");
+    EXPECT_EQ(m.result.clock_violations, 0u) << offset;
+    EXPECT_EQ(m.arcs, plain.arcs) << offset;
+  }
+}

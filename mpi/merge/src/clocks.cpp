@@ -8,6 +8,9 @@ namespace moirai::mpi {
 
 namespace {
 
+// kTrustedTripRatio: an offset measured with a round trip this many times the other's is dropped.
+constexpr std::uint64_t kTrustedTripRatio = 4;
+
 std::uint64_t moved(std::uint64_t t, std::int64_t by) {
   const auto signed_t = static_cast<std::int64_t>(t) + by;
   return signed_t < 0 ? 0 : static_cast<std::uint64_t>(signed_t);
@@ -20,10 +23,18 @@ void apply_offsets(const std::vector<RankLog>& logs, Matching& matching) {
     auto& calls = matching.calls[log.rank];
     if (!log.offset_init || calls.empty()) continue;
     const double t0 = static_cast<double>(calls.front().exit);
-    const double o0 = static_cast<double>(log.offset_init->offset);
+    double o0 = static_cast<double>(log.offset_init->offset);
     double slope = 0;
     if (log.offset_finalize && log.ended && log.finalize_time > calls.front().exit) {
-      slope = (static_cast<double>(log.offset_finalize->offset) - o0) / (static_cast<double>(log.finalize_time) - t0);
+      // A ping-pong's offset is off by up to half its round trip. On a loaded machine one of the
+      // two can take a hundred times the other's (a rank that waited for a core): drawing a line
+      // through it would tilt the whole rank, so the far better one alone stands for the run.
+      const std::uint64_t init_trip = log.offset_init->round_trip, final_trip = log.offset_finalize->round_trip;
+      if (init_trip > kTrustedTripRatio * std::max<std::uint64_t>(final_trip, 1)) {
+        o0 = static_cast<double>(log.offset_finalize->offset);
+      } else if (final_trip <= kTrustedTripRatio * std::max<std::uint64_t>(init_trip, 1)) {
+        slope = (static_cast<double>(log.offset_finalize->offset) - o0) / (static_cast<double>(log.finalize_time) - t0);
+      }
     }
     const auto offset = [&](std::uint64_t t) { return static_cast<std::int64_t>(o0 + slope * (static_cast<double>(t) - t0)); };
     for (Call& call : calls) {

@@ -112,7 +112,17 @@ void read_defs(RankLog& log) {
       if (c.members.size() != size) {
         fail(where, "communicator " + w[1] + " says size " + w[3] + " and lists " + std::to_string(c.members.size()) + " members");
       }
-      if (c.local == kWorldComm || c.local == kSelfComm) fail(where, "communicator ids 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF");
+      // The tool names MPI_COMM_WORLD and MPI_COMM_SELF too; they must be what their ids say.
+      if (c.local == kWorldComm || c.local == kSelfComm) {
+        std::vector<std::int32_t> expected;
+        if (c.local == kSelfComm) expected.push_back(static_cast<std::int32_t>(log.rank));
+        for (std::uint32_t r = 0; c.local == kWorldComm && r < log.world_size; ++r) expected.push_back(static_cast<std::int32_t>(r));
+        if (c.inter || c.members != expected) {
+          fail(where, std::string("communicator ") + (c.local == kWorldComm ? "0 is MPI_COMM_WORLD" : "1 is MPI_COMM_SELF") +
+                          ": its members must be " + (c.local == kWorldComm ? "every world rank in order" : "this rank alone"));
+        }
+        continue;
+      }
       log.comms[c.local] = std::move(c);
     } else if (key == "warning") {
       log.warnings.push_back("rank " + std::to_string(log.rank) + ": " + rest(line, 1));
