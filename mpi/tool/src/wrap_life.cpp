@@ -61,6 +61,17 @@ const char* fortran_bindings() {
   return found;
 }
 
+// define_rank writes the .defs lines that say which rank of which process this is.
+void define_rank(int rank, int size) {
+  RankLogWriter& log = the_tool->log;
+  log.define(std::string(mpi::kRankLogMagic) + " " + std::to_string(mpi::kRankLogVersion));
+  log.define("rank " + std::to_string(rank) + " " + std::to_string(size));
+  log.define("host " + host_name());
+  log.define("pid " + std::to_string(getpid()));
+  log.define("command " + command_line());
+  log.define("clock monotonic 1");
+}
+
 void write_offset(const char* when, const ClockOffset& offset) {
   the_tool->log.define(std::string("offset ") + when + " " + std::to_string(offset.offset_ns) + " " +
                        std::to_string(offset.round_trip_ns));
@@ -84,12 +95,7 @@ void start(std::uint64_t enter, int result, int required, int provided, const vo
   if (!tool.log.open(folder, tool.rank, error)) {
     std::fprintf(stderr, "moirai-mpi: rank %d: %s: this rank is not recorded\n", tool.rank, error.c_str());
   }
-  tool.log.define(std::string(mpi::kRankLogMagic) + " " + std::to_string(mpi::kRankLogVersion));
-  tool.log.define("rank " + std::to_string(tool.rank) + " " + std::to_string(tool.size));
-  tool.log.define("host " + host_name());
-  tool.log.define("pid " + std::to_string(getpid()));
-  tool.log.define("command " + command_line());
-  tool.log.define("clock monotonic 1");
+  define_rank(tool.rank, tool.size);
   if (required >= 0) tool.log.define("thread_level " + std::to_string(required) + " " + std::to_string(provided));
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
@@ -131,6 +137,8 @@ __attribute__((constructor)) void load() {
 __attribute__((destructor)) void unload() {
   Tool& tool = *the_tool;
   if (tool.recording.exchange(false)) {
+    // Records first: the launcher may kill this rank any time now (MPICH's Hydra does).
+    tool.log.flush();
     warn("the program exited without calling MPI_Finalize: the rank's records end at its exit");
     tool.log.close();
     return;
@@ -138,12 +146,21 @@ __attribute__((destructor)) void unload() {
   int initialized = 0;
   if (tool.init_reached || ranks_folder() == nullptr || PMPI_Initialized(&initialized) != MPI_SUCCESS || initialized == 0) return;
   const char* fortran = fortran_bindings();
-  std::fprintf(stderr,
-               "moirai-mpi: pid %d used MPI but its MPI_Init never reached libmoirai_mpi.so%s%s%s: its MPI calls "
-               "are not seen and this rank is not recorded\n",
-               static_cast<int>(getpid()), fortran != nullptr ? " (a Fortran program: " : "",
-               fortran != nullptr ? fortran : "",
-               fortran != nullptr ? "'s bindings call PMPI directly)" : "");
+  std::string text = std::string("MPI was used but MPI_Init never reached libmoirai_mpi.so") +
+                     (fortran != nullptr ? std::string(" (a Fortran program: ") + fortran + "'s bindings call PMPI directly)" : "") +
+                     ": its MPI calls are not seen and this rank is not recorded";
+  std::fprintf(stderr, "moirai-mpi: pid %d: %s\n", static_cast<int>(getpid()), text.c_str());
+  // The rank's log says so too, when the launcher told the rank who it is, so that the merge
+  // reports an unseen rank rather than a missing one.
+  const char* rank = std::getenv("OMPI_COMM_WORLD_RANK");
+  const char* size = std::getenv("OMPI_COMM_WORLD_SIZE");
+  if (rank == nullptr) rank = std::getenv("PMI_RANK");
+  if (size == nullptr) size = std::getenv("PMI_SIZE");
+  std::string error;
+  if (rank == nullptr || size == nullptr || !tool.log.open(ranks_folder(), std::atoi(rank), error)) return;
+  define_rank(std::atoi(rank), std::atoi(size));
+  tool.log.define("warning " + text);
+  tool.log.close();
 }
 
 }  // namespace
