@@ -21,27 +21,38 @@ void warn_other_thread(const char* call) {
   warn(text.c_str());
 }
 
-std::uint16_t comm_id(MPI_Comm comm) {
-  return comm == MPI_COMM_NULL ? static_cast<std::uint16_t>(mpi::kNoComm) : the_tool->comms.find(comm, the_tool->log).id;
+namespace {
+
+// row_of is `comm`'s row of the table (nullptr for MPI_COMM_NULL), looked up once per record.
+const Communicator* row_of(MPI_Comm comm) {
+  return comm == MPI_COMM_NULL ? nullptr : &the_tool->comms.find(comm, the_tool->log);
+}
+std::uint16_t id_of(const Communicator* row) { return row != nullptr ? row->id : static_cast<std::uint16_t>(mpi::kNoComm); }
+std::int32_t peer_in(const Communicator* row, int rank) {
+  if (row == nullptr) return rank == MPI_PROC_NULL ? mpi::kProcNull : mpi::kNoPeer;
+  return the_tool->comms.world_rank(*row, rank);
 }
 
-std::int32_t peer_of(MPI_Comm comm, int rank) {
-  if (comm == MPI_COMM_NULL) return rank == MPI_PROC_NULL ? mpi::kProcNull : mpi::kNoPeer;
-  return the_tool->comms.world_rank(the_tool->comms.find(comm, the_tool->log), rank);
-}
+}  // namespace
+
+std::uint16_t comm_id(MPI_Comm comm) { return id_of(row_of(comm)); }
+
+std::int32_t peer_of(MPI_Comm comm, int rank) { return peer_in(row_of(comm), rank); }
 
 std::int32_t Call::record_send(mpi::MpiOp op, int result, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm) {
-  std::int32_t peer = peer_of(comm, dest);
-  record(op, result, comm_id(comm), peer, tag, bytes(count, type));
+  const Communicator* row = row_of(comm);
+  std::int32_t peer = peer_in(row, dest);
+  record(op, result, id_of(row), peer, tag, bytes(count, type));
   return peer;
 }
 
 void Call::record_receive(mpi::MpiOp op, int result, const MPI_Status& status, int source, int tag, MPI_Comm comm) {
+  const Communicator* row = row_of(comm);
   std::uint8_t flags = wildcard_flags(source, tag);
   if (result != MPI_SUCCESS) {
-    record(op, result, comm_id(comm), peer_of(comm, source), log_tag(tag), 0, flags);
+    record(op, result, id_of(row), peer_in(row, source), log_tag(tag), 0, flags);
   } else {
-    record(op, result, comm_id(comm), peer_of(comm, status.MPI_SOURCE), log_tag(status.MPI_TAG), status_bytes(status), flags);
+    record(op, result, id_of(row), peer_in(row, status.MPI_SOURCE), log_tag(status.MPI_TAG), status_bytes(status), flags);
   }
 }
 

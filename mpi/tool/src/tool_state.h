@@ -38,8 +38,10 @@ extern Tool* const the_tool;
 
 // recording_thread is true on the thread that called MPI_Init; call_depth counts its calls in
 // progress.
-extern thread_local bool recording_thread;
-extern thread_local int call_depth;
+// (initial-exec: the tool is loaded with the program, so its thread-locals are reached without a
+// call to __tls_get_addr on every MPI call.)
+extern __attribute__((tls_model("initial-exec"))) thread_local bool recording_thread;
+extern __attribute__((tls_model("initial-exec"))) thread_local int call_depth;
 
 // warn_other_thread says once, on stderr and in the .defs, that MPI is called from another thread.
 void warn_other_thread(const char* call);
