@@ -241,6 +241,21 @@ TEST_P(MpiTool, EachCallIsRecordedAsItsFamilySays) {
     } else {
       EXPECT_EQ(log.at(log.index(MpiOp::recv)).peer, rank - 2);
     }
+    // The intercommunicator: both groups as world ranks; a peer across it is of the remote group.
+    EXPECT_EQ(log.line("comm 3 "), rank % 2 == 0 ? "comm 3 2 2 0 2 | 1 3" : "comm 3 2 2 1 3 | 0 2");
+    EXPECT_EQ(log.at(log.index(MpiOp::intercomm_create)).value, 3u);
+    EXPECT_EQ(log.line("comm 4 "), "comm 4 3 4 0 2 1 3");
+    if (rank == 0) {
+      const RankRecord& send = log.at(log.index(MpiOp::send, 3));
+      EXPECT_EQ(send.comm, 3);
+      EXPECT_EQ(send.peer, 1);
+      EXPECT_EQ(send.tag, 31);
+    }
+    if (rank == 1) {
+      const RankRecord& recv = log.at(log.index(MpiOp::recv));
+      EXPECT_EQ(recv.comm, 3);
+      EXPECT_EQ(recv.peer, 0);
+    }
     // The barrier MPI_Comm_dup's callback made is part of the dup, not a call of its own.
     EXPECT_EQ(log.count(MpiOp::barrier), 1);
     EXPECT_EQ(log.count(MpiOp::comm_dup), 1);

@@ -95,6 +95,15 @@ void calls(int rank, int size) {
   if (half_rank == 0) said("send", MPI_Send(data, 1, MPI_INT, 1, 20, half));
   if (half_rank == 1) said("recv", MPI_Recv(got, 1, MPI_INT, 0, 20, half, &status), status);
   said("allreduce", MPI_Allreduce(data, got, 1, MPI_INT, MPI_MAX, half));
+  // An intercommunicator between the two halves (leaders: world ranks 0 and 1), a message across
+  // it from world rank 0 to world rank 1, and the two halves merged again.
+  MPI_Comm across, merged;
+  said("intercomm_create", MPI_Intercomm_create(half, 0, MPI_COMM_WORLD, rank % 2 == 0 ? 1 : 0, 30, &across));
+  if (rank == 0) said("send", MPI_Send(data, 1, MPI_INT, 0, 31, across));
+  if (rank == 1) said("recv", MPI_Recv(got, 1, MPI_INT, 0, 31, across, &status), status);
+  said("intercomm_merge", MPI_Intercomm_merge(across, rank % 2, &merged));
+  said("comm_free", MPI_Comm_free(&merged));
+  said("comm_free", MPI_Comm_free(&across));
   said("comm_free", MPI_Comm_free(&half));
   // MPI called inside MPI (an attribute's copy callback in MPI_Comm_dup): not a call of its own.
   int keyval = MPI_KEYVAL_INVALID;

@@ -62,8 +62,10 @@ class Call {
     counted_ = true;
     if (call_depth++ > 0) return;
     recorded_ = true;
-    site_ = the_tool->sites.id(return_address_, the_tool->log);
     enter_ = now_ns();
+    // Inside the call's span: a site's first resolution (libdw, once) is the tool's time, which
+    // the trace books with the library's, not the program's unit before the call.
+    site_ = the_tool->sites.id(return_address_, the_tool->log);
   }
   ~Call() {
     if (counted_) --call_depth;

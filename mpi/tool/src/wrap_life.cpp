@@ -100,7 +100,9 @@ void start(std::uint64_t enter, int result, int required, int provided, const vo
   char version[MPI_MAX_LIBRARY_VERSION_STRING] = {};
   int length = 0;
   PMPI_Get_library_version(version, &length);
-  tool.log.define("library " + one_line(std::string(version, static_cast<std::size_t>(std::max(length, 0)))));
+  // Its first line: MPICH's string goes on with its whole configure line.
+  std::string library(version, static_cast<std::size_t>(std::max(length, 0)));
+  tool.log.define("library " + one_line(library.substr(0, library.find('\n'))));
   tool.comms.start(tool.rank, tool.size, tool.log);
   // Every rank takes part in the offsets' collectives, even one whose files could not be made.
   PMPI_Comm_dup(MPI_COMM_WORLD, &tool.clock_comm);
