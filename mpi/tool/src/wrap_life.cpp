@@ -214,7 +214,7 @@ MOIRAI_MPI_WRAPPER MPI_Abort(MPI_Comm comm, int errorcode) {
     std::uint64_t now = now_ns();
     std::uint32_t site = tool.sites.id(__builtin_return_address(0), tool.log);
     tool.log.append(mpi::RankRecord{static_cast<std::uint8_t>(mpi::MpiOp::abort), 0,
-                                    tool.comms.find(comm, tool.log).id, mpi::kNoPeer, 0, site, now, now,
+                                    comm_id(comm), mpi::kNoPeer, 0, site, now, now,
                                     static_cast<std::uint64_t>(static_cast<std::uint32_t>(errorcode))});
     tool.log.close();
   }
