@@ -26,7 +26,7 @@ while [[ $# -gt 0 ]]; do
     --calls) bench_count --calls "${2:-}"; calls=$2; shift 2 ;;
     --build-dir) bench_build_dir "${2:-}"; shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) bench_help 18 ;;
+    -h|--help) bench_help 17 ;;
     *) bench_fail "unknown argument '$1' (see --help)" ;;
   esac
 done
