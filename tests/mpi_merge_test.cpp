@@ -155,6 +155,12 @@ TEST(MpiMerge, RingEveryReceiveIsFreedByItsSend) {
   EXPECT_EQ(m.trace.language_choices.placement, moirai::LanguagePlacement::last_core);
   ASSERT_NE(m.trace.language_choices.word("vps"), nullptr);
   EXPECT_EQ(*m.trace.language_choices.word("vps"), "ranks");
+  ASSERT_NE(m.trace.language_choices.word("cores"), nullptr);
+  EXPECT_EQ(*m.trace.language_choices.word("cores"), "ranks");
+  // A late sender and a late receiver are both sends: each has its own cure.
+  ASSERT_NE(m.trace.language_choices.word("late_cure:send"), nullptr);
+  ASSERT_NE(m.trace.language_choices.word("late_cure:rendezvous"), nullptr);
+  EXPECT_NE(m.trace.language_choices.word("late_cure:rendezvous")->find("late receiver"), std::string::npos);
 }
 
 TEST(MpiMerge, RingUnitsWaitUntilTheirSendAndTheLibraryRestIsTheDecisionSpan) {

@@ -124,6 +124,7 @@ class Matcher {
       const RankRecord& rec = r[i];
       const auto op = static_cast<MpiOp>(rec.op);
       if (op == MpiOp::completion || rc.call_of[i] == kNone) continue;
+      if ((rec.flags & kFlagError) != 0 && collective_shape(op) == Shape::none) continue;  // a failed call moved no message
       const RankRecord& posted = op == MpiOp::start ? r[rec.value] : rec;  // a start's envelope is its init's
       const auto posted_op = static_cast<MpiOp>(posted.op);
       const auto post = static_cast<std::uint32_t>(rc.call_of[i]);
