@@ -24,7 +24,8 @@ count=0
 while IFS= read -r line; do
   count=$((count + 1))
   echo "\$ $line"
-  if ! (cd "$scratch" && bash -euo pipefail -c "$line" > "$scratch/.out" 2>&1); then
+  # stdin from /dev/null: a command that reads it (mpirun does) would eat the doc's next lines.
+  if ! (cd "$scratch" && bash -euo pipefail -c "$line" < /dev/null > "$scratch/.out" 2>&1); then
     cat "$scratch/.out" >&2
     echo "doc_commands: $doc: this line failed: $line" >&2
     exit 1
