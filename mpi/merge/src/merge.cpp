@@ -1,7 +1,11 @@
 // The merge stage's one entry: read, unify communicators, match, align clocks, write.
 #include "moirai/mpi/merge.h"
 
+#include <algorithm>
+#include <map>
 #include <set>
+
+#include "moirai/trace/number_text.h"
 
 #include "clocks.h"
 #include "communicators.h"
@@ -19,6 +23,25 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
   return text;
 }
 
+// topology describes the job as the views print it: "4 ranks on 2 nodes: node-a 0-1, node-b 2-3".
+std::string topology(const std::vector<RankLog>& logs, std::uint32_t nodes) {
+  std::map<std::string, std::vector<std::uint32_t>> ranks_of;
+  for (const RankLog& log : logs) ranks_of[log.host].push_back(log.rank);
+  std::vector<std::string> parts;
+  for (const auto& [host, ranks] : ranks_of) {
+    std::string list;
+    for (std::size_t i = 0; i < ranks.size();) {
+      std::size_t j = i;
+      while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+      list += (list.empty() ? "" : ",") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
+      i = j + 1;
+    }
+    parts.push_back(host + " " + list);
+  }
+  return std::to_string(logs.size()) + (logs.size() == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
+         (nodes == 1 ? " node: " : " nodes: ") + joined(parts, ", ");
+}
+
 }  // namespace
 
 MergeResult merge_rank_logs(const MergeOptions& options) {
@@ -32,6 +55,10 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
   result.ranks = static_cast<std::uint32_t>(logs.size());
   std::set<std::string> hosts;
   std::vector<std::string> rank_hosts, cut, shifts;
+  std::uint64_t start = UINT64_MAX;
+  for (const auto& calls : matching.calls) {
+    if (!calls.empty()) start = std::min(start, calls.front().enter);
+  }
   for (const RankLog& log : logs) {
     hosts.insert(log.host);
     rank_hosts.push_back(log.host);
@@ -40,8 +67,8 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
     if (log.ended) continue;
     const auto& calls = matching.calls[log.rank];
     CutRank c{log.rank, calls.empty() ? 0 : calls.back().exit, log.records.size(), log.cut_why};
-    cut.push_back(std::to_string(c.rank) + " (" + c.why + ", " + std::to_string(c.records) + " records, last at " +
-                  std::to_string(c.last_time) + ")");
+    cut.push_back("rank " + std::to_string(c.rank) + " (" + c.why + ", " + std::to_string(c.records) + " records, the last at " +
+                  trace::fixed(static_cast<double>(c.last_time - std::min(start, c.last_time)) / 1e6, 3) + " ms)");
     result.cut.push_back(std::move(c));
   }
   result.warnings.insert(result.warnings.end(), matching.warnings.begin(), matching.warnings.end());
@@ -68,13 +95,16 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
       {"mpi.incomplete_collectives", std::to_string(matching.incomplete_collectives)},
       {"mpi.wildcard_matches", std::to_string(matching.wildcard_matches)},
       {"mpi.wildcard_match_ids", joined(wildcard_ids, ",")},
-      {"mpi.clock_alignment", "offsets to rank 0 at MPI_Init and MPI_Finalize, interpolated linearly"},
-      {"mpi.clock_correction", "ranks moved forward by the least amounts that order every message and collective"},
-      {"mpi.clock_violations", std::to_string(result.clock_violations)},
-      {"mpi.clock_violations_left", std::to_string(result.clock_violations_left)},
-      {"mpi.clock_shifts_ns", joined(shifts, ",")},
-      {"mpi.cut_ranks", joined(cut, "; ")},
+      {"topology", topology(logs, result.nodes)},
+      // The keys every view reads for a trace of several clocks and of cores cut short
+      // (docs/trace-format.md, "Metadata"); the views know nothing of MPI.
+      {"clock_alignment", "offsets to rank 0 at MPI_Init and MPI_Finalize, interpolated linearly (one alone where the other's round trip was over 4 times longer)"},
+      {"clock_correction", "ranks moved forward by the least amounts that order every message and collective"},
+      {"clock_violations", std::to_string(result.clock_violations)},
+      {"clock_violations_left", std::to_string(result.clock_violations_left)},
+      {"clock_shifts_ns", joined(shifts, ",")},
   };
+  if (!cut.empty()) content.metadata.emplace_back("cores_cut", joined(cut, "; "));
   std::vector<Arc> arcs = matching.messages;
   arcs.insert(arcs.end(), clocks.collective_arcs.begin(), clocks.collective_arcs.end());
   result.units = write_trace(logs, matching, arcs, content);

@@ -4,6 +4,25 @@
 
 namespace moirai::visualize::detail {
 
+namespace {
+
+// metadata is the value of `key` in the trace's metadata ("" when absent).
+std::string metadata(const trace::Trace& trace, const std::string& key) {
+  const auto found = trace.metadata.find(key);
+  return found == trace.metadata.end() ? std::string() : found->second;
+}
+
+}  // namespace
+
+std::string clock_order_text(const trace::Trace& trace) {
+  const std::string before = metadata(trace, "clock_violations");
+  if (before.empty()) return "";
+  const std::string left = metadata(trace, "clock_violations_left"), how = metadata(trace, "clock_correction");
+  return before + (before == "1" ? " message or collective" : " messages and collectives") +
+         " out of clock order across hosts before correction, " + (left.empty() ? "?" : left) + " left" +
+         (how.empty() ? std::string() : " (" + how + ")");
+}
+
 std::vector<IntegrityRow> integrity_table(const trace::Trace& trace) {
   using Json = nlohmann::ordered_json;
   constexpr IntegritySeverity info = IntegritySeverity::info, data_loss = IntegritySeverity::data_loss;
@@ -23,6 +42,10 @@ std::vector<IntegrityRow> integrity_table(const trace::Trace& trace) {
        "the signal that ended the run"},
       {"left_out", std::move(left_out), data_loss, "parts the reader left out because they broke the trace's invariants"},
       {"warnings", left.warnings, data_loss, "why the reader left each part out"},
+      {"cores_cut", metadata(trace, "cores_cut").empty() ? Json(nullptr) : Json(metadata(trace, "cores_cut")), data_loss,
+       "cores whose records end before the run did (a merged job's ranks that were killed or aborted), and where"},
+      {"clock_order", clock_order_text(trace).empty() ? Json(nullptr) : Json(clock_order_text(trace)), info,
+       "messages and collectives out of clock order across hosts, before and after the merge corrected them"},
   };
 }
 
@@ -43,12 +66,17 @@ void print_integrity(std::ostream& out, const trace::Trace& trace) {
   if (!trace.integrity.sound()) out << "left out:     " << trace.integrity.summary() << '\n';
   for (const std::string& warning : trace.integrity.warnings) out << "  " << warning << '\n';
   if (!trace.interrupted.empty()) out << "interrupted:  " << trace.interruption() << '\n';
+  if (const std::string cut = metadata(trace, "cores_cut"); !cut.empty()) out << "cores cut:    " << cut << '\n';
+  if (const std::string clocks = clock_order_text(trace); !clocks.empty()) out << "clock order:  " << clocks << '\n';
 }
 
 std::vector<IntegrityNote> integrity_notes(const trace::Trace& trace) {
   std::vector<IntegrityNote> notes;
   if (!trace.complete) notes.emplace_back("cut", trace.cut);
   if (!trace.integrity.sound()) notes.emplace_back("integrity", trace.integrity.summary());
+  if (const std::string cut = metadata(trace, "cores_cut"); !cut.empty()) notes.emplace_back("cores_cut", "cut short: " + cut);
+  const std::string left = metadata(trace, "clock_violations_left");
+  if (!left.empty() && left != "0") notes.emplace_back("clock_order", clock_order_text(trace));
   return notes;
 }
 

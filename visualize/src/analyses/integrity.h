@@ -43,6 +43,10 @@ using IntegrityNote = std::pair<std::string, std::string>;
 // integrity_notes are the notes of `trace` (none for a complete, sound trace): what the report
 // puts before its figures and every export carries in its metadata.
 std::vector<IntegrityNote> integrity_notes(const trace::Trace& trace);
+// clock_order_text says how many messages and collectives of a merged trace were out of clock
+// order across hosts before and after correction (metadata clock_violations, _left, clock_correction;
+// "" for a trace of one clock).
+std::string clock_order_text(const trace::Trace& trace);
 // integrity_note is the text of the note called `name` ("" when the trace has none).
 std::string integrity_note(const trace::Trace& trace, const std::string& name);
 

@@ -49,6 +49,21 @@ const char* idle_kind_name(IdlePeriod::Kind kind) {
   return "idle";
 }
 
+namespace {
+
+// add_merged_run_notes says what qualifies the figures of a trace merged from several processes:
+// the cores cut short, and how its clocks were put in order.
+void add_merged_run_notes(const trace::Trace& trace, Report& report) {
+  if (const std::string cut = detail::integrity_note(trace, "cores_cut"); !cut.empty()) {
+    report.warnings.push_back(cut + ": the figures cover those cores up to where their records end.");
+  }
+  if (const std::string clocks = detail::clock_order_text(trace); !clocks.empty()) {
+    (detail::integrity_note(trace, "clock_order").empty() ? report.notes : report.warnings).push_back("clock order: " + clocks + ".");
+  }
+}
+
+}  // namespace
+
 Report build_report(const trace::Trace& trace) {
   Report report;
   report.summary = summarize(trace);
@@ -165,6 +180,7 @@ Report build_report(const trace::Trace& trace) {
   report.warnings = std::move(out.warnings);
   const std::string left_out = detail::integrity_note(trace, "integrity");
   if (!left_out.empty()) report.warnings.insert(report.warnings.begin(), left_out + ".");
+  add_merged_run_notes(trace, report);
   for (const Hint& hint : report.hints) report.lost.explained += hint.lost;
   return report;
 }
