@@ -21,6 +21,8 @@ packages=(
   googletest libgtest-dev libbenchmark-dev  # tests and benchmarks
   clang-16 libclang-rt-16-dev               # the sanitized suite, the install test's clang builds, libFuzzer
   libomp-16-dev                             # LLVM's OpenMP runtime (OMPT): the OpenMP apps in apps/omp/
+  openmpi-bin libopenmpi-dev                # Open MPI: the MPI apps (apps/mpi/), their launcher and the MPI tool
+  mpich libmpich-dev                        # MPICH: the MPI tool's second build, MPICH's launcher
   libdw-dev                                 # elfutils: the OpenMP tool's call sites, `moirai record`'s ELF checks
   universal-ctags                           # the check that no function outside tests/ runs over 120 lines
 )

@@ -1,4 +1,4 @@
-// The OpenMP tool's symboliser (ompt/src/code_symbols.h): a return address in this test binary
+// The front-ends' symboliser (instrument/src/code_symbols/code_symbols.h): a return address in this test binary
 // (compiled with -g) comes back as this file, the line of the call and the calling function.
 #include <gtest/gtest.h>
 #include <unistd.h>
@@ -14,7 +14,7 @@
 namespace {
 
 using moirai::CallSite;
-using moirai::ompt::CodeSymbols;
+using moirai::symbols::CodeSymbols;
 
 // return_address is where a call to it returns to, as OMPT's codeptr_ra is for a runtime call.
 #if defined(__clang__)

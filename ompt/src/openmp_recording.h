@@ -81,7 +81,7 @@ class OpenMpRecording {
   static TaskTicks ticks_of(const std::optional<TaskCost>& cost);
 
   instrument::TraceRecorder& recorder_;
-  CodeSymbols symbols_;
+  symbols::CodeSymbols symbols_;
   const std::size_t cores_;
   const TaskTicks task_ticks_;
   std::atomic<CoreId> next_core_{0};

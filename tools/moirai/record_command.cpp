@@ -17,10 +17,12 @@
 
 #include "child_process.h"
 #include "moirai/instrument/counters.h"
+#include "moirai/mpi/merge.h"
 #include "moirai/proto_runtime/cost_model.h"
 #include "moirai/proto_runtime/errors.h"
 #include "moirai/trace/number_text.h"
 #include "moirai/trace/reader.h"
+#include "mpi_launcher.h"
 #include "openmp_runtime.h"
 #include "output_target.h"
 #include "task_cost_probe.h"
@@ -33,7 +35,8 @@ namespace {
 namespace fs = std::filesystem;
 
 constexpr const char* kRecordUsage =
-    "usage: moirai record [-o FILE] [--counters LIST] [--cost-model MODEL] [--tool LIB] -- PROGRAM ARGS...\n";
+    "usage: moirai record [-o FILE] [--counters LIST] [--cost-model MODEL] [--tool LIB] -- PROGRAM ARGS...\n"
+    "       moirai record [-o FILE] [--tool LIB] [--keep-ranks] -- mpirun|mpiexec LAUNCHER-ARGS... PROGRAM ARGS...\n";
 
 constexpr const char* kRecordHelp =
     "\nRuns PROGRAM, an OpenMP program built with clang -fopenmp (LLVM's libomp), with Moirai's\n"
@@ -57,8 +60,10 @@ constexpr const char* kRecordHelp =
     "  --cost-model MODEL  libomp's work per task from MODEL's omp.* lines (moirai-calibrate\n"
     "                      writes them); without it moirai-omp-task-cost measures it first\n"
     "                      (a run of about 10 ms; a warning, and no estimate, when it cannot)\n"
-    "  --tool LIB          the tool library; default libmoirai_ompt.so of this installation\n"
+    "  --tool LIB          the tool library; default libmoirai_ompt.so (an MPI job:\n"
+    "                      libmoirai_mpi.so, MPICH's: libmoirai_mpi_mpich.so) of this installation\n"
     "                      (<prefix>/bin/moirai -> <prefix>/LIBDIR/), else of the build tree\n"
+    "  --keep-ranks        an MPI job: keep the rank logs (FILE.ranks/) after the merge\n"
     "  -h, --help          print this help and exit\n\n"
     "FILE is replaced only when the run wrote a trace, whole or cut (a program that crashed or\n"
     "was killed leaves a partial trace, said so); otherwise FILE is left as it was and moirai\n"
@@ -70,9 +75,25 @@ constexpr const char* kRecordHelp =
     "ran but wrote no trace (the message says why); 2 bad input (flags, no PROGRAM, a PROGRAM\n"
     "not found or not runnable, an unwritable FILE, a missing --tool); 1 the tool library is not\n"
     "installed, or the trace could not be put in place.\n\n"
-    "example:\n"
+    "An MPI job: when PROGRAM is an MPI launcher (Open MPI's mpirun, mpiexec, orterun,\n"
+    "mpirun.openmpi, mpiexec.openmpi; MPICH's mpiexec.mpich, mpiexec.hydra, mpirun.mpich; a plain\n"
+    "mpiexec is asked --version which it is), moirai passes every rank, on every node, the MPI tool\n"
+    "and the folder for its log (Open MPI: -x VAR=value; MPICH: -genv VAR value, right after the\n"
+    "launcher's name):\n"
+    "  LD_PRELOAD=LIB              each rank loads the tool (before what LD_PRELOAD held)\n"
+    "  MOIRAI_MPI_RANKS_DIR=FILE.ranks  where each rank writes its log while it runs\n"
+    "  MOIRAI_MPI_QUIET=1          the tool's own lines are left to moirai\n"
+    "waits for the job, merges the rank logs into FILE (one trace of the whole run: a rank is a\n"
+    "core, each stretch between two MPI calls a unit, each message or collective a constraint)\n"
+    "and removes FILE.ranks/ unless --keep-ranks. A rank cut short (killed, MPI_Abort, no\n"
+    "MPI_Finalize) is kept up to its last record and named in a warning; a launcher that fails\n"
+    "before any rank recorded leaves no trace (exit 3). By hand, without moirai record:\n"
+    "  mpirun -x LD_PRELOAD=LIB -x MOIRAI_MPI_RANKS_DIR=DIR -np 4 ./prog ARGS\n"
+    "  moirai mpi-merge DIR -o FILE\n\n"
+    "examples:\n"
     "  clang++-16 -fopenmp -g -O2 cholesky.cpp -o cholesky\n"
-    "  moirai record -o chol.mtrace -- ./cholesky 16 128 && moirai report chol.mtrace\n";
+    "  moirai record -o chol.mtrace -- ./cholesky 16 128 && moirai report chol.mtrace\n"
+    "  moirai record -o run.mtrace -- mpirun -np 4 ./prog ARGS && moirai report run.mtrace\n";
 
 // RecordSpec is a parsed `moirai record` command line.
 struct RecordSpec {
@@ -81,6 +102,7 @@ struct RecordSpec {
   std::string counters;
   std::string cost_model;
   std::string tool;
+  bool keep_ranks = false;  // an MPI job's rank logs are kept
   std::vector<std::string> program;  // PROGRAM ARGS...
 };
 
@@ -102,6 +124,7 @@ RecordSpec parse_record_spec(const std::vector<std::string_view>& args) {
       {cli.add_option("--tool", spec.tool), &spec.tool}};
   // 0 or 1 value each, so a flag given without one reaches the check below.
   for (const auto& [option, into] : valued) option->expected(0, 1)->multi_option_policy(CLI::MultiOptionPolicy::TakeLast);
+  cli.add_flag("--keep-ranks", spec.keep_ranks);
   std::vector<std::string> reversed(std::make_reverse_iterator(separator), args.rend());
   try {
     cli.parse(reversed);
@@ -167,9 +190,20 @@ std::string find_program(const std::string& name) {
   throw std::invalid_argument(name + ": not found on PATH");
 }
 
+// ToolLibrary is a tool library Moirai builds: what it is, its file name, where the build tree has it.
+struct ToolLibrary {
+  const char* what;        // "OpenMP tool"
+  const char* file_name;   // libmoirai_ompt.so
+  const char* build_path;  // "" : not built here
+};
+
+constexpr ToolLibrary kOpenMPTool{"OpenMP tool", MOIRAI_OMPT_FILE_NAME, MOIRAI_OMPT_BUILD_PATH};
+constexpr ToolLibrary kOpenMPITool{"MPI tool (Open MPI)", MOIRAI_MPI_FILE_NAME, MOIRAI_MPI_BUILD_PATH};
+constexpr ToolLibrary kMPICHTool{"MPI tool (MPICH)", MOIRAI_MPI_MPICH_FILE_NAME, MOIRAI_MPI_MPICH_BUILD_PATH};
+
 // find_tool is the tool library to load: --tool, else the installed one beside this
 // executable's prefix, else the build tree's. Throws naming the places it looked.
-std::string find_tool(const std::string& given) {
+std::string find_tool(const std::string& given, const ToolLibrary& library) {
   if (!given.empty()) {
     std::error_code error;
     if (!fs::is_regular_file(given, error)) throw std::invalid_argument("--tool " + given + ": no such file");
@@ -178,14 +212,14 @@ std::string find_tool(const std::string& given) {
   std::vector<std::string> looked;
   std::error_code error;
   const fs::path self = fs::read_symlink("/proc/self/exe", error);
-  if (!error) looked.push_back((self.parent_path() / MOIRAI_BIN_TO_LIB / MOIRAI_OMPT_FILE_NAME).lexically_normal().string());
-  looked.emplace_back(MOIRAI_OMPT_BUILD_PATH);
+  if (!error) looked.push_back((self.parent_path() / MOIRAI_BIN_TO_LIB / library.file_name).lexically_normal().string());
+  if (*library.build_path != '\0') looked.emplace_back(library.build_path);
   for (const std::string& candidate : looked) {
     if (fs::is_regular_file(candidate, error)) return candidate;
   }
   std::string places;
   for (const std::string& candidate : looked) places += (places.empty() ? "" : " or ") + candidate;
-  throw std::runtime_error(std::string("cannot find the OpenMP tool ") + MOIRAI_OMPT_FILE_NAME + " (looked for " + places +
+  throw std::runtime_error(std::string("cannot find the ") + library.what + " " + library.file_name + " (looked for " + places +
                            "): install Moirai, or name it with --tool LIB");
 }
 
@@ -286,6 +320,131 @@ std::string why_no_trace(const std::string& program, const std::string& path) {
 // exit_status is what a shell says of the run: the program's status, or 128 + its signal.
 int exit_status(const tools::ChildStatus& status) { return status.signal != 0 ? 128 + status.signal : status.exit_code; }
 
+// output_for is the trace's file: -o, else PROGRAM's name + .mtrace here; '-' is refused.
+std::string output_for(const RecordSpec& spec) {
+  const std::string& program = spec.program.front();
+  const std::string output = spec.output.empty() ? fs::path(program).filename().string() + ".mtrace" : spec.output;
+  if (output == "-") {
+    throw std::invalid_argument("-o -: the trace cannot go to standard output, where " + program + "'s output goes; name a file");
+  }
+  return output;
+}
+
+// rank_logs is how many rank logs (rank-R.events) the ranks wrote into `ranks_dir`.
+std::size_t rank_logs(const fs::path& ranks_dir) {
+  std::size_t count = 0;
+  std::error_code error;
+  for (fs::directory_iterator entry(ranks_dir, error), end; !error && entry != end; entry.increment(error)) {
+    const std::string name = entry->path().filename().string();
+    if (name.starts_with("rank-") && name.ends_with(".events")) ++count;
+  }
+  return count;
+}
+
+// cut_ranks_text names the ranks cut short, e.g. "rank 2 (killed or cut (no end line); 120 records,
+// the last at 35.200 ms)".
+std::string cut_ranks_text(const std::vector<mpi::CutRank>& cut) {
+  std::string text;
+  for (const mpi::CutRank& rank : cut) {
+    text += (text.empty() ? "" : ", ") + std::string("rank ") + std::to_string(rank.rank) + " (" + rank.why + "; " +
+            std::to_string(rank.records) + " records, the last at " +
+            trace::number_text(static_cast<double>(rank.last_time) * 1e-6, "%.3f") + " ms)";
+  }
+  return text;
+}
+
+// merged_job merges the rank logs of a job that ended as `status` into `target` and says what was
+// written; the rank folder goes unless `spec.keep_ranks`, or when the logs do not merge (kept to look at).
+int merged_job(const RecordSpec& spec, const tools::ChildStatus& status, const fs::path& ranks_dir, OutputTarget& target,
+               const std::string& output, const std::string& kept_note) {
+  const std::string& launcher = spec.program.front();
+  mpi::MergeResult result;
+  try {
+    result = mpi::merge_rank_logs({.ranks_dir = ranks_dir.string(), .trace_path = target.path(),
+                                   .command_line = tools::command_text(spec.program)});
+  } catch (const mpi::MergeError& error) {
+    std::cerr << "moirai: error: record: no trace written (" << launcher << " " << how_it_ended(status) << kept_note
+              << "): the rank logs in " << ranks_dir.string() << " (kept) do not make a trace: " << target.explain(error.what())
+              << '\n';
+    return kNoTraceWritten;
+  }
+  for (const std::string& warning : result.warnings) std::cerr << "moirai record: warning: " << warning << '\n';
+  if (!result.cut.empty()) {
+    std::cerr << "moirai record: warning: " << result.cut.size() << " of " << result.ranks
+              << " ranks cut short before MPI_Finalize: " << cut_ranks_text(result.cut)
+              << "; the trace holds each up to its last record\n";
+  }
+  target.commit();
+  std::cerr << "moirai record: " << launcher << " " << how_it_ended(status) << "; wrote " << output << ": " << result.ranks
+            << (result.ranks == 1 ? " rank" : " ranks") << " on " << result.nodes << (result.nodes == 1 ? " node" : " nodes")
+            << ", " << result.units << " units, " << result.messages << " messages, " << result.collectives << " collectives";
+  if (result.clock_violations > 0) {
+    std::cerr << ", " << result.clock_violations << " clock violations corrected (" << result.clock_violations_left << " left)";
+  }
+  std::cerr << '\n';
+  std::error_code error;
+  if (spec.keep_ranks) {
+    std::cerr << "moirai record: the rank logs are kept in " << ranks_dir.string() << '\n';
+  } else if (fs::remove_all(ranks_dir, error); error) {
+    std::cerr << "moirai record: warning: cannot remove " << ranks_dir.string() << ": " << error.message() << '\n';
+  }
+  return exit_status(status);
+}
+
+// record_mpi_job runs an MPI job through its launcher (`launcher_path`, of family `launcher`)
+// with the MPI tool in every rank, and merges what the ranks wrote into one trace.
+int record_mpi_job(const RecordSpec& spec, const std::string& launcher_path, MpiLauncher launcher) {
+  const std::string& name = spec.program.front();
+  const std::string family = launcher_name(launcher);
+  if (!spec.counters.empty()) throw std::invalid_argument("--counters: not for an MPI job (" + name + " is " + family + "'s launcher)");
+  if (!spec.cost_model.empty()) {
+    throw std::invalid_argument("--cost-model: not for an MPI job (" + name + " is " + family + "'s launcher)");
+  }
+  const std::string tool = find_tool(spec.tool, launcher == MpiLauncher::mpich ? kMPICHTool : kOpenMPITool);
+  const std::string output = output_for(spec);
+  std::error_code error;
+  const bool existed = fs::exists(output, error);
+  OutputTarget target("-o", output, OutputTarget::Kind::file, {launcher_path, tool});
+  const fs::path ranks_dir = fs::absolute(output + ".ranks").lexically_normal();
+  if (fs::exists(ranks_dir, error)) {
+    throw std::invalid_argument(ranks_dir.string() + " is already there (the rank logs of an earlier run, kept with "
+                                "--keep-ranks?): remove it, or name another -o");
+  }
+  if (!fs::create_directory(ranks_dir, error)) {
+    throw std::invalid_argument("cannot make the rank folder " + ranks_dir.string() + ": " + error.message());
+  }
+  std::string preload = tool;
+  if (const char* before = std::getenv("LD_PRELOAD"); before != nullptr && *before != '\0') preload += std::string(":") + before;
+
+  tools::ChildSpec child;
+  child.argv = with_rank_environment(spec.program, launcher,
+                                     {{"LD_PRELOAD", preload}, {"MOIRAI_MPI_RANKS_DIR", ranks_dir.string()}, {"MOIRAI_MPI_QUIET", "1"}});
+  child.program = launcher_path;
+  child.in_path.clear();
+  child.foreground = true;
+  const tools::ChildStatus status = tools::run_child(child);
+  const std::string kept_note = existed ? "; " + output + " is left as it was" : "";
+  const auto no_trace = [&](const std::string& why) {
+    fs::remove_all(ranks_dir, error);
+    std::cerr << "moirai: error: record: no trace written (" << name << " " << how_it_ended(status) << kept_note << "): " << why
+              << '\n';
+    return kNoTraceWritten;
+  };
+  if (!status.started) {
+    fs::remove_all(ranks_dir, error);
+    throw std::invalid_argument("cannot run " + name + ": " + status.error);
+  }
+  if (rank_logs(ranks_dir) == 0) {
+    if (!status.succeeded()) {
+      return no_trace("the job failed before any rank recorded; " + name + "'s messages above say why (a program "
+                      "not found, more ranks than slots: --oversubscribe, as root: --allow-run-as-root)");
+    }
+    return no_trace("no rank wrote a log: the program " + name + " ran never called MPI_Init, is linked statically, "
+                    "or is not built against " + family + " (the MPI tool " + tool + " is built for " + family + ")");
+  }
+  return merged_job(spec, status, ranks_dir, target, output, kept_note);
+}
+
 }  // namespace
 
 int record_command(const std::vector<std::string_view>& args) {
@@ -296,11 +455,12 @@ int record_command(const std::vector<std::string_view>& args) {
   }
   const std::string& program = spec.program.front();
   const std::string program_path = find_program(program);
-  const std::string tool = find_tool(spec.tool);
-  const std::string output = spec.output.empty() ? fs::path(program).filename().string() + ".mtrace" : spec.output;
-  if (output == "-") {
-    throw std::invalid_argument("-o -: the trace cannot go to standard output, where " + program + "'s output goes; name a file");
+  if (const MpiLauncher launcher = mpi_launcher_of(program, program_path); launcher != MpiLauncher::none) {
+    return record_mpi_job(spec, program_path, launcher);
   }
+  if (spec.keep_ranks) throw std::invalid_argument("--keep-ranks: only for an MPI job (PROGRAM an MPI launcher: mpirun, mpiexec)");
+  const std::string tool = find_tool(spec.tool, kOpenMPTool);
+  const std::string output = output_for(spec);
   std::error_code ignored;
   const bool existed = fs::exists(output, ignored);
   OutputTarget target("-o", output, OutputTarget::Kind::file, {program_path, tool});

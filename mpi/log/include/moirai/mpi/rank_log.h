@@ -31,13 +31,16 @@ enum class MpiOp : std::uint8_t {
   sendrecv = 15,     // one call: its record is the send half; a `sendrecv_recv` record follows
   sendrecv_recv = 16,
   probe = 17,        // MPI_Probe / MPI_Mprobe: peer, tag = what the status said
+  iprobe = 18,       // MPI_Iprobe / MPI_Improbe: as probe when a message was there, else
+                     // kFlagNotFound with peer, tag as asked (a poll: no message matched)
   // point to point, nonblocking: the record's index in the rank's stream is its request id
   isend = 20, issend = 21, ibsend = 22, irsend = 23,
   irecv = 24,        // peer, tag as posted (may be kAnySource / kAnyTag); completion says what matched
   send_init = 25, recv_init = 26,  // a persistent request: each MPI_Start makes an instance
   start = 27,        // one instance of persistent request `value` (its send_init/recv_init index)
   mrecv = 28, imrecv = 29,
-  // completions: enter..exit is the call; one `completion` record per request it completed follows
+  // completions: enter..exit is the call, value = how many requests it completed; one `completion`
+  // record per request it completed follows (comm kNoComm, peer kNoPeer, tag 0)
   wait = 40, waitall = 41, waitany = 42, waitsome = 43,
   test = 44, testall = 45, testany = 46, testsome = 47,  // a failed test writes no completion
   completion = 48,   // see RankRecord: value = the posting record's index
@@ -63,7 +66,8 @@ enum class MpiOp : std::uint8_t {
 //     value the bytes (send, recv: the status's count x type size; collectives: this rank's send
 //     bytes), or as the op says; site the call-site id (.defs `site` line; 0 unknown).
 //   completion records: enter = the bytes received (status), exit = 0, peer and tag from the
-//     status (the matched source as a world rank, the matched tag), value = the index of the
+//     status (the matched source as a world rank, the matched tag; sends and nonblocking
+//     collectives: the peer and tag as posted), value = the index of the
 //     posting record (isend, irecv, start, a nonblocking collective), site = the completing
 //     call's site, comm unused.
 struct RankRecord {
@@ -86,6 +90,7 @@ enum RecordFlag : std::uint8_t {
   kFlagError = 4,           // the call returned an error (its PMPI return code is not MPI_SUCCESS)
   kFlagNested = 8,          // made while another recorded call was in progress (not a new unit)
   kFlagCancelled = 16,      // a completion of a cancelled request
+  kFlagNotFound = 32,       // an iprobe that found no message
 };
 
 inline constexpr std::int32_t kNoPeer = -1;
@@ -110,7 +115,9 @@ inline constexpr std::uint64_t kNoComm = 0xFFFF;
 //   offset finalize <offset ns> <round trip ns>   (the same at MPI_Finalize)
 //   site <id> <line> <file> <function>            (function may hold spaces; file may not)
 //   comm <local id> <parent local id> <size> <world rank of member 0> ... (intercommunicators:
-//        the local group, then `|`, then the remote group)
+//        the local group, then `|`, then the remote group; parent 65535: MPI_COMM_WORLD and
+//        MPI_COMM_SELF, ids 0 and 1, and a communicator the tool first met in a call it does not
+//        wrap, e.g. MPI_Cart_create's, defined then)
 //   warning <text>                                (what the tool could not record: shown by the merge)
 //   end <records written> <finalize time>        (the rank reached MPI_Finalize; absent: cut)
 

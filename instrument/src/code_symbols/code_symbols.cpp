@@ -11,7 +11,7 @@
 #include <unordered_set>
 #include <utility>
 
-namespace moirai::ompt {
+namespace moirai::symbols {
 
 namespace {
 
@@ -137,4 +137,4 @@ CallSite CodeSymbols::resolve(std::uintptr_t address) {
   return site;
 }
 
-}  // namespace moirai::ompt
+}  // namespace moirai::symbols

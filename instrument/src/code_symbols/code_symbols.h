@@ -1,5 +1,6 @@
-// CodeSymbols: the source place of a return address in this process (OMPT's codeptr_ra), read
-// from the loaded modules' DWARF through libdw (elfutils).
+// CodeSymbols: the source place of a return address in this process (OMPT's codeptr_ra, the
+// caller of an MPI wrapper), read from the loaded modules' DWARF through libdw (elfutils). Shared
+// by the front-ends (ompt/, mpi/tool/), which never include each other.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +10,7 @@
 
 #include "moirai/core/ids.h"
 
-namespace moirai::ompt {
+namespace moirai::symbols {
 
 // CodeSymbols resolves return addresses to file, line and function, each address once. What it
 // hands out stays valid for the life of the process (the recorder keys call sites by the file
@@ -38,4 +39,4 @@ class CodeSymbols {
   std::unordered_map<std::uintptr_t, CallSite> cache_;
 };
 
-}  // namespace moirai::ompt
+}  // namespace moirai::symbols
