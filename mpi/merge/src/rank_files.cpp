@@ -112,7 +112,20 @@ void read_defs(RankLog& log) {
       if (c.members.size() != size) {
         fail(where, "communicator " + w[1] + " says size " + w[3] + " and lists " + std::to_string(c.members.size()) + " members");
       }
-      if (c.local == kWorldComm || c.local == kSelfComm) fail(where, "communicator ids 0 and 1 are MPI_COMM_WORLD and MPI_COMM_SELF");
+      // The tool defines MPI_COMM_WORLD and MPI_COMM_SELF too (rank_log.h): the merge knows them,
+      // so it checks that they are what they must be and keeps no row for them.
+      if (c.local == kWorldComm || c.local == kSelfComm) {
+        const bool world = c.local == kWorldComm;
+        const bool as_known = !c.inter && (world ? seen_rank && c.members.size() == log.world_size
+                                                 : c.members.size() == 1 && c.members.front() == static_cast<std::int32_t>(log.rank));
+        if (!as_known) fail(where, std::string("communicator ") + w[1] + " is " + (world ? "MPI_COMM_WORLD (every rank, in order)" : "MPI_COMM_SELF (this rank alone)") + ", not what it lists");
+        if (world) {
+          for (std::size_t i = 0; i < c.members.size(); ++i) {
+            if (c.members[i] != static_cast<std::int32_t>(i)) fail(where, "communicator 0 is MPI_COMM_WORLD (every rank, in order), not what it lists");
+          }
+        }
+        continue;
+      }
       log.comms[c.local] = std::move(c);
     } else if (key == "warning") {
       log.warnings.push_back("rank " + std::to_string(log.rank) + ": " + rest(line, 1));
