@@ -23,9 +23,10 @@ moirai="$build_dir/tools/moirai"
 bench_need "$moirai" "$build_dir/mpi/tool/libmoirai_mpi.so"
 for s in "${scenarios[@]}"; do bench_need "$build_dir/apps/mpi/$s"; done
 
-# The flags, from their one place (the set() in cmake/MoiraiMPI.cmake; as root, --allow-run-as-root).
-read -r -a flags <<<"$(awk '/^set\(MOIRAI_MPIRUN_FLAGS/,/\)/' cmake/MoiraiMPI.cmake | tr '\n' ' ' |
-  sed -E 's/^set\(MOIRAI_MPIRUN_FLAGS//; s/\).*$//')"
+# The flags, from their one place (MOIRAI_MPIRUN_FLAGS's list in cmake/MoiraiMPI.cmake; as root,
+# --allow-run-as-root, as there).
+read -r -a flags <<<"$(awk '/^set\(moirai_mpirun_flags/,/\)/' cmake/MoiraiMPI.cmake | tr '\n' ' ' |
+  sed -E 's/^set\(moirai_mpirun_flags//; s/\).*$//')"
 [[ ${#flags[@]} -gt 0 ]] || bench_fail "no MOIRAI_MPIRUN_FLAGS in cmake/MoiraiMPI.cmake"
 [[ $(id -u) -ne 0 ]] || flags=(--allow-run-as-root "${flags[@]}")
 launch=(mpirun "${flags[@]}" -np 4)
@@ -36,28 +37,33 @@ seconds() { "${launch[@]}" "$@" | sed -nE 's/^[a-z_]+ \([a-z ]+\): 4 ranks, .* (
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "launcher: ${launch[*]}"
 echo
-echo "| scenario | first hint (runs naming the planted call) | claimed loss, core ms | fixed variant's real gain, core ms | replayed gain, core ms | claim / real gain | claim / replayed gain |"
+echo "| scenario | first hint (runs it named the planted call) | planted call's hint: claimed loss, core ms | fixed variant's real gain, core ms | replayed gain, core ms | claim / real gain | claim / replayed gain |"
 echo "| --- | --- | --- | --- | --- | --- | --- |"
 for k in "${!scenarios[@]}"; do
   s=${scenarios[$k]} site=${sites[$k]} program=$build_dir/apps/mpi/${scenarios[$k]}
   : >"$work/claims" && : >"$work/gains" && : >"$work/replayed" && named=0 rule=-
   for ((r = 0; r < repeat; ++r)); do
+    planted=$(seconds "$program") fixed=$(seconds "$program" --fixed)
+    awk -v p="$planted" -v f="$fixed" 'BEGIN { printf "%.3f\n", (p - f) * 4 * 1e3 }' >>"$work/gains"
     trace=$work/$s.mtrace
     rm -rf "$trace" "$trace.ranks"
     "$moirai" record -o "$trace" -- "${launch[@]}" "$program" >/dev/null 2>&1 || bench_fail "$s: moirai record failed"
-    first=$("$moirai" report "$trace" | sed -n '/^hints (/,$p' | grep -m1 '^  \[')
-    check=$("$moirai" report "$trace" --check-losses | grep -m1 '^  \[')
+    # The cause of idle time the planted call made (idle-cause at its line), and its line of --check-losses (one line per hint, in order).
+    "$moirai" report "$trace" | sed -n '/^hints (/,$p' | grep '^  \[' >"$work/hints"
+    first=$(head -1 "$work/hints")
     rule=$(sed -E 's/^  \[([a-z-]+)\].*/\1/' <<<"$first")
-    grep -q "$site" <<<"$first" && named=$((named + 1))
+    grep -q "^  \[idle-cause\].*$site" <<<"$first" && named=$((named + 1))
+    at=$(grep -n -m1 "^  \[idle-cause\].*$site" "$work/hints" | cut -d: -f1)
+    [[ -n "$at" ]] || continue
+    check=$("$moirai" report "$trace" --check-losses | grep '^  \[' | sed -n "${at}p")
     sed -nE 's/.* claims ([0-9.]+);.*/\1/p' <<<"$check" >>"$work/claims"
     sed -nE 's/.* gains (-?[0-9.]+).*/\1/p' <<<"$check" >>"$work/replayed"
-    planted=$(seconds "$program") fixed=$(seconds "$program" --fixed)
-    awk -v p="$planted" -v f="$fixed" 'BEGIN { printf "%.3f\n", (p - f) * 4 * 1e3 }' >>"$work/gains"
   done
   claim=$(median <"$work/claims") gain=$(median <"$work/gains") replayed=$(median <"$work/replayed")
+  claim=${claim:-0} replayed=${replayed:-0}
   awk -v s="$s" -v rule="$rule" -v n="$named" -v runs="$repeat" -v c="$claim" -v g="$gain" -v r="$replayed" 'BEGIN {
     printf "| %s | %s (%d of %d) | %.1f | %.1f | %.1f | %s | %s |\n", s, rule, n, runs, c, g, r,
-      g > 0 ? sprintf("%.2f", c / g) : "-", r > 0 ? sprintf("%.2f", c / r) : "-" }'
+      (g > 0 ? sprintf("%.2f", c / g) : "-"), (r > 0 ? sprintf("%.2f", c / r) : "-") }'
 done
 echo
 echo "load average after:  $(cut -d' ' -f1-3 /proc/loadavg)"

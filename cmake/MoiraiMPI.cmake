@@ -46,12 +46,15 @@ moirai_mpi_find(MOIRAI_HAVE_MPICH mpich MOIRAI_MPIEXEC_MPICH moirai::mpich MPICH
 #    which change the protocol and warn where there is no such hardware;
 #  - --mca btl_vader_single_copy_mechanism none: containers may forbid reading another process's
 #    memory (ptrace scope, no CAP_SYS_PTRACE), where the default single-copy mechanism (CMA) fails.
-set(MOIRAI_MPIRUN_FLAGS --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader,tcp
+set(moirai_mpirun_flags --oversubscribe --bind-to none --mca pml ob1 --mca btl self,vader,tcp
                         --mca btl_vader_single_copy_mechanism none)
 execute_process(COMMAND id -u OUTPUT_VARIABLE moirai_uid OUTPUT_STRIP_TRAILING_WHITESPACE ERROR_QUIET)
 if(moirai_uid STREQUAL "0")
-  list(PREPEND MOIRAI_MPIRUN_FLAGS --allow-run-as-root)
+  list(PREPEND moirai_mpirun_flags --allow-run-as-root)
 endif()
+# In the cache, as the results above: this file is included once (include_guard), and every
+# directory that runs MPI (apps/mpi/, tests/) reads the flags.
+set(MOIRAI_MPIRUN_FLAGS "${moirai_mpirun_flags}" CACHE INTERNAL "the flags every MPI run of this build gives Open MPI's launcher")
 
 # moirai_mpi_app(<name> SOURCES <file>... [MPICH]): an MPI program built against Open MPI (with
 # MPICH: against MPICH, as <name>, for MPICH's launcher) with the project's warnings and CLI11.
