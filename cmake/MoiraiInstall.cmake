@@ -1,5 +1,5 @@
 # The install rules: `cmake --install BUILD --prefix P` puts the public headers, the libraries
-# (Moirai::<name>, exported), the OpenMP tool libmoirai_ompt.so, the `moirai` and
+# (Moirai::<name>, exported), the OpenMP tool libmoirai_ompt.so, the MPI tool libmoirai_mpi.so, the `moirai` and
 # `moirai-calibrate` tools (when the tools are built) and libomp's per-task probe moirai-omp-task-cost,
 # the CMake package (find_package(Moirai 0.2)) with the Find modules it needs, and moirai.pc
 # for pkg-config users into P, laid out by GNUInstallDirs.
@@ -37,6 +37,13 @@ endif()
 # beside the libraries, where the installed `moirai record` looks for it, and the package names its
 # path (MOIRAI_OMPT_LIBRARY, the imported target Moirai::ompt_tool) rather than exporting it.
 install(TARGETS moirai_ompt LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Moirai_Runtime)
+# The MPI tool likewise (each rank preloads it; `moirai record -- mpirun ...` looks for it there):
+# Open MPI's build and, when MPICH is here, MPICH's.
+foreach(mpi_tool moirai_mpi moirai_mpi_mpich)
+  if(TARGET ${mpi_tool})
+    install(TARGETS ${mpi_tool} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT Moirai_Runtime)
+  endif()
+endforeach()
 set(MOIRAI_OMPT_INSTALL_PATH ${CMAKE_INSTALL_LIBDIR}/${CMAKE_SHARED_LIBRARY_PREFIX}moirai_ompt${CMAKE_SHARED_LIBRARY_SUFFIX})
 
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/MoiraiConfig.cmake.in

@@ -52,9 +52,8 @@ execute_process(COMMAND id -u OUTPUT_VARIABLE moirai_uid OUTPUT_STRIP_TRAILING_W
 if(moirai_uid STREQUAL "0")
   list(PREPEND moirai_mpirun_flags --allow-run-as-root)
 endif()
-# In the cache, as the results above: this file is included once (include_guard), and every
-# directory that runs MPI (apps/mpi/, tests/) reads the flags.
-set(MOIRAI_MPIRUN_FLAGS "${moirai_mpirun_flags}" CACHE INTERNAL "the flags every MPI run of this build gives Open MPI's launcher")
+# In the cache, so every folder sees it, not only the first to include this file.
+set(MOIRAI_MPIRUN_FLAGS "${moirai_mpirun_flags}" CACHE INTERNAL "the flags Open MPI's launcher needs here")
 
 # moirai_mpi_app(<name> SOURCES <file>... [MPICH]): an MPI program built against Open MPI (with
 # MPICH: against MPICH, as <name>, for MPICH's launcher) with the project's warnings and CLI11.

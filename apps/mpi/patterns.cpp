@@ -216,6 +216,9 @@ int main(int argc, char** argv) {
   std::string pattern = "all";
   const std::vector<std::string> names = {"ring", "halo2d", "waitany", "collectives", "wildcard", "split", "all"};
   cli.add_option("--pattern", pattern, "one pattern, or all")->check(CLI::IsMember(names))->capture_default_str();
+  int abort_rank = -1;
+  cli.add_option("--abort-rank", abort_rank, "this rank calls MPI_Abort (exit code 7) after the patterns: a job cut short")
+      ->check(CLI::NonNegativeNumber);
   mpi_apps::parse_or_exit(cli, flags, argc, argv, /*has_fix=*/false);
   const World world = mpi_apps::start(argc, argv, "patterns", pattern == "halo2d" || pattern == "all" ? 4 : 2);
   if ((pattern == "halo2d" || pattern == "all") && world.size != 4) {
@@ -255,6 +258,10 @@ int main(int argc, char** argv) {
   if (runs("split")) {
     ok = split(world, flags.steps, flags.work_ms) && ok;
     said("split: " + std::to_string(world.size / 2) + " messages" + per);
+  }
+  if (world.rank == abort_rank) {
+    std::fprintf(stderr, "patterns: rank %d calls MPI_Abort\n", world.rank);
+    MPI_Abort(MPI_COMM_WORLD, 7);
   }
   return mpi_apps::finish(world, "patterns", pattern, flags, started, ok, done);
 }

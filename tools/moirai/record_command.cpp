@@ -375,9 +375,11 @@ int merged_job(const RecordSpec& spec, const tools::ChildStatus& status, const f
               << "; the trace holds each up to its last record\n";
   }
   target.commit();
-  std::cerr << "moirai record: " << launcher << " " << how_it_ended(status) << "; wrote " << output << ": " << result.ranks
-            << (result.ranks == 1 ? " rank" : " ranks") << " on " << result.nodes << (result.nodes == 1 ? " node" : " nodes")
-            << ", " << result.units << " units, " << result.messages << " messages, " << result.collectives << " collectives";
+  const auto count = [](std::uint64_t n, const char* one, const char* many) { return std::to_string(n) + " " + (n == 1 ? one : many); };
+  std::cerr << "moirai record: " << launcher << " " << how_it_ended(status) << "; wrote " << output << ": "
+            << count(result.ranks, "rank", "ranks") << " on " << count(result.nodes, "node", "nodes") << ", "
+            << count(result.units, "unit", "units") << ", " << count(result.messages, "message", "messages") << ", "
+            << count(result.collectives, "collective", "collectives");
   if (result.clock_violations > 0) {
     std::cerr << ", " << result.clock_violations << " clock violations corrected (" << result.clock_violations_left << " left)";
   }

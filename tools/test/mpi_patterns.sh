@@ -21,12 +21,15 @@ pairs() {
     group by f.core, t.core order by f.core, t.core"
 }
 record() {
-  local pattern=$1 trace=$dir/$1.mtrace
-  rm -rf "$trace" "$trace.ranks"
-  "$moirai" record -o "$trace" -- "$@" --pattern "$pattern" --steps $steps >"$dir/$pattern.out" 2>&1 ||
-    { cat "$dir/$pattern.out"; fail "$pattern: moirai record: exit $?"; }
-  "$moirai" export "$trace" --format sqlite -o "$dir/$pattern.sqlite" >>"$dir/$pattern.out" 2>&1 ||
-    { cat "$dir/$pattern.out"; fail "$pattern: export: exit $?"; }
+  local pattern=$1 trace=$dir/$1.mtrace code
+  shift
+  rm -rf "$dir/$pattern".*
+  "$moirai" record -o "$trace" -- "$@" --pattern "$pattern" --steps $steps >"$dir/$pattern.out" 2>&1
+  code=$?
+  [ "$code" = 0 ] || { cat "$dir/$pattern.out"; fail "$pattern: moirai record: exit $code"; }
+  "$moirai" export "$trace" --format sqlite -o "$dir/$pattern.sqlite" >>"$dir/$pattern.out" 2>&1
+  code=$?
+  [ "$code" = 0 ] || { cat "$dir/$pattern.out"; fail "$pattern: export: exit $code"; }
 }
 expect_pairs() {
   local pattern=$1 expected=$2 got
