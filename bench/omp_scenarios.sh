@@ -14,18 +14,7 @@
 # machine: a busy one moves the real gain (the table counts those repetitions apart).
 source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
 
-repeat=5
-build=1
-while [[ $# -gt 0 ]]; do
-  case "$1" in
-    --repeat) bench_count --repeat "${2:-}"; repeat=$2; shift 2 ;;
-    --build-dir) bench_build_dir "${2:-}"; shift 2 ;;
-    --no-build) build=0; shift ;;
-    -h|--help) bench_help 14 ;;
-    *) bench_fail "unknown argument '$1' (see --help)" ;;
-  esac
-done
-cd "$root"
+bench_repeat_args 14 5 "$@"
 [[ $build -eq 0 ]] || bench_build release moirai_omp_scenario_gain
 driver="$build_dir/bench/moirai_omp_scenario_gain"
 bench_need "$driver"

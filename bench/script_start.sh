@@ -13,6 +13,8 @@
 #   bench_build PRESET TARGET...  configures the CMake preset and builds its TARGETs (quietly)
 #   bench_start LAST_LINE "$@" for a script whose one optional argument is --no-build (sets
 #                              build=0; else build=1) or --help; goes to the root
+#   bench_repeat_args LAST_LINE DEFAULT "$@"  for a script taking [--repeat N] [--build-dir DIR]
+#                              [--no-build]: sets repeat and build; goes to the root
 #   median                     prints the median of the numbers on its standard input
 set -euo pipefail
 script=$(basename "${BASH_SOURCE[1]}")
@@ -49,6 +51,25 @@ bench_start() {
     -h|--help) bench_help "$last_help_line" ;;
     *) bench_fail "unknown argument '$1' (see --help)" ;;
   esac
+}
+
+# bench_repeat_args LAST_LINE DEFAULT "$@": for a script whose arguments are [--repeat N]
+# [--build-dir DIR] [--no-build] [--help]: sets repeat (DEFAULT unless given) and build; goes to the root.
+bench_repeat_args() {
+  local last_help_line=$1
+  repeat=$2
+  build=1
+  shift 2
+  while [[ $# -gt 0 ]]; do
+    case "$1" in
+      --repeat) bench_count --repeat "${2:-}"; repeat=$2; shift 2 ;;
+      --build-dir) bench_build_dir "${2:-}"; shift 2 ;;
+      --no-build) build=0; shift ;;
+      -h|--help) bench_help "$last_help_line" ;;
+      *) bench_fail "unknown argument '$1' (see --help)" ;;
+    esac
+  done
+  cd "$root"
 }
 
 median() { sort -g | awk '{v[NR]=$1} END {print v[int((NR+1)/2)]}'; }

@@ -228,6 +228,54 @@ TEST(Replay, LeavesOutAConstraintBackInTimeAndSaysSo) {
       << result.notes[0];
 }
 
+// even: a late arrival's work shared with the unit that waited for it (the cure of a late sender):
+// the receiver's wait is gone, and the run is shorter by half the difference of their work.
+TEST(Replay, EvenSharesALateArrivalsWorkWithTheUnitsThatWaited) {
+  const replay::RemovedCause parsed = replay::parse_cause("even:1,5");
+  EXPECT_EQ(parsed.cause, replay::Cause::even);
+  EXPECT_EQ(parsed.units, (std::vector<std::uint64_t>{1, 5}));
+  EXPECT_EQ(replay::cause_text(parsed), "even:1,5");
+  EXPECT_THROW(replay::parse_cause("even"), std::invalid_argument);
+  EXPECT_THROW(replay::parse_cause("even:x"), std::invalid_argument);
+  EXPECT_EQ(replay::cause_for_rule("idle-cause", "a.cpp:1", {1}).cause, replay::Cause::even);
+  EXPECT_EQ(replay::cause_for_rule("idle-cause", "a.cpp:1", {}).cause, replay::Cause::none);
+
+  const std::string path = ::testing::TempDir() + "moirai_replay_even_" + std::to_string(::getpid()) + ".mtrace";
+  // A language of plain messages (MPI's ranks: a VP of its own per core), nothing of SSR's rendezvous.
+  trace::BuilderOptions messages;
+  messages.cores = 2;
+  messages.language = "messages";
+  messages.constructs = {{"end", ConstructRole::other, ""}, {"send", ConstructRole::other, ""}, {"receive", ConstructRole::other, ""}};
+  messages.choices = LanguageChoices{.placement = LanguagePlacement::last_core, .words = {}};
+  test_support::TraceBuilder b(messages);
+  b.site(1, "even.cpp", 3);
+  b.site(2, "even.cpp", 7);
+  b.vp(1, "late", 0, 1);
+  b.vp(2, "waits", 1, 1);
+  // The first rank's call at the start (replay starts the other VPs there), then its late send.
+  b.unit(0, 5, 1, 0, 0, 10, 10, 2, 1);
+  b.unit(0, 1, 1, 10, 10, 300'010, 300'020, 1, 1);  // 300,000 ticks of work, then the send
+  b.constraint(0, 1, 1, 4, 300'015);
+  b.unit(0, 2, 1, 300'020, 300'020, 400'020, 400'030, 0, 1);
+  b.unit(1, 3, 2, 10, 10, 100'010, 100'020, 2, 2);  // 100,000 ticks, then the receive waits
+  b.idle(1, 100'020, 300'015);
+  b.unit(1, 4, 2, 300'020, 300'020, 400'020, 400'030, 0, 2);
+  b.write(path);
+  const trace::Trace recorded = trace::read_trace(path);
+  std::remove(path.c_str());
+  replay::ReplayOptions options = on("sim:2", replay::Placement::recorded);
+  // Work as recorded, beside others or not, and no cost to wake the waiting core: the gain is the work's.
+  options.costs.work.stretch_machine = options.costs.work.stretch_socket = 0;
+  options.costs.wake = options.costs.wake_parked = 0;
+  const double as_is = replay::replay(recorded, options).makespan_seconds;
+  options.removed = replay::parse_cause("even:1");
+  const double evened = replay::replay(recorded, options).makespan_seconds;
+  // Units 1 and 3 do 200 us each: the run is 100 us shorter, the receiver's wait gone.
+  EXPECT_NEAR(as_is - evened, 100e-6, 2e-6);
+  options.removed.units = {UINT64_MAX};
+  EXPECT_THROW(replay::replay(recorded, options), replay::ReplayError);
+}
+
 TEST(Replay, RefusesWhatItCannotReplay) {
   const std::string path = ::testing::TempDir() + "moirai_replay_empty_" + std::to_string(::getpid()) + ".mtrace";
   test_support::TraceBuilder empty(1);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <iterator>
 #include <map>
 #include <source_location>
 #include <sstream>
@@ -58,7 +59,8 @@ constexpr Named<Cause> kCauses[] = {{Cause::none, "none"},
                                     {Cause::balance, "balance"},
                                     {Cause::exclusive_first, "exclusive-first"},
                                     {Cause::unchain, "unchain"},
-                                    {Cause::placement, "placement"}};
+                                    {Cause::placement, "placement"},
+                                    {Cause::even, "even"}};
 
 // unit_with_id is the run's unit the trace numbered `id`; ReplayError naming `cause` when none is.
 detail::RecordedUnit& unit_with_id(detail::RecordedRun& run, std::uint64_t id, const RemovedCause& cause) {
@@ -101,6 +103,25 @@ void balance(const std::vector<detail::RecordedUnit*>& at) {
     const double scale = folded ? total / kept : total / static_cast<double>(by_core.size()) / own;
     for (std::size_t i = 0; i < fewest; ++i) pieces[i]->work_seconds *= scale;
   }
+}
+
+// even_out shares the work of `late` and of the units that waited for it evenly among them: on
+// each other VP a constraint of `late` freed, the unit before the one it freed (the one whose
+// end began the wait). The late arrival's excess then costs no one idle time, the work is kept.
+void even_out(detail::RecordedRun& run, detail::RecordedUnit& late) {
+  std::vector<detail::RecordedUnit*> group{&late};
+  for (std::uint32_t c = late.first_out; c < late.first_out + late.out_count; ++c) {
+    const detail::RecordedUnit& freed = run.units[run.out[c].to];
+    if (freed.vp == late.vp || run.out[c].dropped) continue;
+    const std::vector<std::uint32_t>& on_vp = run.vps[freed.vp].units;
+    const auto at = std::find(on_vp.begin(), on_vp.end(), run.out[c].to);
+    if (at == on_vp.begin() || at == on_vp.end()) continue;
+    detail::RecordedUnit* waited = &run.units[*std::prev(at)];
+    if (std::find(group.begin(), group.end(), waited) == group.end()) group.push_back(waited);
+  }
+  double total = 0;
+  for (const detail::RecordedUnit* unit : group) total += unit->work_seconds;
+  for (detail::RecordedUnit* unit : group) unit->work_seconds = total / static_cast<double>(group.size());
 }
 
 // remove_cause changes the machine and the run so that `cause` costs nothing (placement is
@@ -162,6 +183,9 @@ void remove_cause(const RemovedCause& cause, const trace::Trace& trace, proto::S
       for (detail::RecordedVp& vp : run.vps) vp.at_start = !vp.units.empty() && run.units[vp.units.front()].constraints == 0;
       return;
     }
+    case Cause::even:
+      for (const std::uint64_t id : cause.units) even_out(run, unit_with_id(run, id, cause));
+      return;
     case Cause::work_of:
     case Cause::split:
     case Cause::share:
@@ -207,7 +231,7 @@ RemovedCause parse_cause(std::string_view text) {
     }
     return {sited, std::string(site), {}};
   }
-  for (const Cause listed : {Cause::work_of, Cause::split, Cause::share}) {
+  for (const Cause listed : {Cause::work_of, Cause::split, Cause::share, Cause::even}) {
     const std::string prefix = std::string(name_of(kCauses, listed)) + ":";
     if (!text.starts_with(prefix)) continue;
     RemovedCause cause{listed, {}, {}};
@@ -232,7 +256,7 @@ RemovedCause parse_cause(std::string_view text) {
     throw std::invalid_argument("--remove-cause " + name + " takes a call site: " + name + ":FILE:LINE");
   }
   if (cause == Cause::unchain) throw std::invalid_argument("--remove-cause unchain takes a construct's name: unchain:CONSTRUCT");
-  if (cause == Cause::work_of || cause == Cause::split || cause == Cause::share) {
+  if (cause == Cause::work_of || cause == Cause::split || cause == Cause::share || cause == Cause::even) {
     const std::string name(name_of(kCauses, cause));
     throw std::invalid_argument("--remove-cause " + name + " takes unit ids: " + name + ":UNIT[,UNIT...]");
   }
@@ -242,7 +266,8 @@ RemovedCause parse_cause(std::string_view text) {
 std::string cause_text(const RemovedCause& cause) {
   const std::string name(name_of(kCauses, cause.cause));
   if ((cause.cause == Cause::work_at || cause.cause == Cause::balance || cause.cause == Cause::unchain) && !cause.site.empty()) return name + ":" + cause.site;
-  if (cause.cause == Cause::work_of || cause.cause == Cause::split || cause.cause == Cause::share || cause.cause == Cause::balance) {
+  if (cause.cause == Cause::work_of || cause.cause == Cause::split || cause.cause == Cause::share || cause.cause == Cause::even ||
+      cause.cause == Cause::balance) {
     std::string text = name + ":";
     for (std::size_t i = 0; i < cause.units.size(); ++i) text += (i ? "," : "") + std::to_string(cause.units[i]);
     return text;
@@ -265,6 +290,9 @@ RemovedCause cause_for_rule(std::string_view rule, std::string_view site, const 
   // A wait for one's turn in an exclusive section: the section excluding no one bounds what
   // moving its work out gains.
   if (rule == "idle-cause" && !construct.empty()) return {Cause::unchain, std::string(construct), {}};
+  // Idle cores a late arrival freed (a late sender, the last rank at a collective): its excess
+  // of work shared with those that waited for it, the cure its hint gives.
+  if (rule == "idle-cause" && !units.empty()) return {Cause::even, {}, units};
   if (rule == "idle-band" && !units.empty()) return {Cause::balance, {}, {units.front()}};
   if (rule == "unused-cores" || rule == "creator-starvation") return {Cause::placement, {}, {}};
   return {};

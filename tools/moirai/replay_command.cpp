@@ -72,8 +72,9 @@ void add_replay_flags(CLI::App& cli, ReplayFlags& flags) {
                  "created), balance:FILE:LINE or balance:UNIT (the units ending there, or "
                  "where that unit ended, made a wave that fills their cores), exclusive-first (an exclusive "
                  "section's body runs before the other VPs ready on its core), unchain:CONSTRUCT (the "
-                 "constraints that construct recorded free nothing) or placement "
-                 "(no VP pinned, one ready queue every free core takes from)")
+                 "constraints that construct recorded free nothing), placement "
+                 "(no VP pinned, one ready queue every free core takes from) or even:UNIT[,UNIT...] (each "
+                 "unit's work evened out with that of the units that waited for it)")
       ->type_name("CAUSE");
   cli.add_option("-o,--trace", flags.out, "record the replayed run into OUT ('-': standard output)")->type_name("OUT");
 }

@@ -72,10 +72,15 @@ enum class Cause {
                     // other ready VPs of its core (exclusive-late's cure: the owner not kept waiting)
   placement,        // "placement": no VP pinned, one ready queue every free core takes from (the
                     // recorded placement taken away: cores left unused, a creator crowded)
+  even,             // "even:UNIT[,UNIT...]": each of those units' work evened out with that of the
+                    // units that waited for it (on each VP its constraints freed, the unit before
+                    // the one freed): a late arrival's excess shared with those it kept idle
+                    // (idle-cause's cure where the freeing unit was late: a late sender, the last
+                    // arrival at a collective)
 };
 
 // RemovedCause is a cause and, for work_at and balance, its call site ("file:line"), for unchain
-// its construct's name; for work_of, split and share, its units.
+// its construct's name; for work_of, split, share and even, its units.
 struct RemovedCause {
   Cause cause = Cause::none;
   std::string site;

@@ -242,9 +242,25 @@ std::vector<std::vector<Interval>> lock_waits(const trace::Trace& trace) {
 
 }  // namespace
 
+namespace {
+
+// one_vp_per_core says whether each core of `trace` runs one VP of its own (its home core).
+bool one_vp_per_core(const trace::Trace& trace) {
+  if (trace.vps.size() != trace.core_count) return false;
+  std::vector<bool> taken(trace.core_count, false);
+  for (const trace::Trace::Vp& vp : trace.vps) {
+    if (vp.home_core >= trace.core_count || taken[vp.home_core]) return false;  // kNoHomeCore too
+    taken[vp.home_core] = true;
+  }
+  return true;
+}
+
+}  // namespace
+
 Analysis analyse(const trace::Trace& trace) {
   Analysis a{.trace = trace};
   a.words = vocabulary_of(trace);
+  a.own_cores = one_vp_per_core(trace);
   const RunSpan span = run_span(trace);
   a.first = span.first;
   a.makespan = span.length();

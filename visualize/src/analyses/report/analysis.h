@@ -79,6 +79,9 @@ struct Analysis {
   std::unordered_map<std::uint64_t, std::uint32_t> freed_by{};    // unit id -> latest constraint
   UnitGraph graph{};
   Vocabulary words{};  // the language the hints speak
+  // own_cores: every core runs one VP of its own, pinned there (MPI's ranks): no runtime places
+  // work, so idle cores wait for other VPs' constraints, never for a wave the runtime hands out.
+  bool own_cores = false;
   CriticalPath path{};
 
   // unit is the unit record at an index.

@@ -8,10 +8,12 @@
 // The critical path's share of the makespan alone is no premise: any program of balanced waves
 // separated by barriers has a critical path as long as its run, and loses nothing to it. Two
 // chains are not the program's: one that is mostly a unit which ran beside its wave's siblings
-// (idle-tail's), and waits for a turn in a mutual exclusion (idle-cause's).
+// (idle-tail's), and waits for a turn in a mutual exclusion (idle-cause's); nor is a chain on one
+// VP where each core runs one VP (idle-cause names the late arrival the others waited for).
 #include <algorithm>
 #include <cmath>
 #include <iterator>
+#include <map>
 #include <utility>
 #include <vector>
 
@@ -23,7 +25,8 @@ namespace {
 
 constexpr double kParallelismShare = 0.80; // parallelism of the core count
 constexpr std::uint64_t kMinCrossings = 3;  // a chain's crossings between VPs by one dependence
-constexpr double kListedShare = 0.10;       // a unit listed to split: of the listed first one's idle beside it
+constexpr double kListedShare = 0.10;
+constexpr double kOneVpShare = 0.75;        // a chain mostly one VP's: that VP's share of its work       // a unit listed to split: of the listed first one's idle beside it
 
 // IdleBeside integrates how many cores sat idle over time, so that the idle core time beside any
 // span is two lookups.
@@ -84,10 +87,28 @@ bool waits_for_a_turn(const Analysis& a, const LossEntry& e) {
   return freed != a.unit_index.end() && a.trace.construct_role(a.unit(freed->second).record.ended_by) == ConstructRole::exclusive_end;
 }
 
+// mostly_one_vps: the chain's work is mostly one VP's. Where every core runs one VP of its own
+// (MPI's ranks), the other cores sat idle waiting for that VP's constraints (a late arrival at a
+// message or a collective, whatever arcs the chain took back to it), and which construct freed
+// them, on which core and at which call is the finding (idle-cause's): splitting the chain is no
+// placement's to do, it is that VP's excess of work.
+bool mostly_one_vps(const Analysis& a, const CriticalPath& path) {
+  std::map<std::uint64_t, std::uint64_t> work_of_vp;
+  for (std::uint32_t node : path.nodes) {
+    const trace::Unit& unit = a.unit(a.graph.nodes[node].trace_index);
+    work_of_vp[unit.record.vp] += unit.work();
+  }
+  std::uint64_t most = 0;
+  for (const auto& [vp, work] : work_of_vp) most = std::max(most, work);
+  return static_cast<double>(most) >= kOneVpShare * static_cast<double>(path.work);
+}
+
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
   const CriticalPath& path = a.path;
   if (trace.core_count < 2 || path.work == 0 || a.makespan == 0) return;
+  // A chain mostly one VP's, where every core runs one VP of its own, is idle-cause's (above).
+  if (a.own_cores && mostly_one_vps(a, path)) return;
   const double share = static_cast<double>(path.work) / static_cast<double>(a.makespan);
   if (path.parallelism >= kParallelismShare * trace.core_count) return;
   // A chain that is mostly one unit which ran beside its wave's siblings (a loop's chunks split

@@ -1,7 +1,8 @@
 // Idle bands between waves of units (paper sections 3.4.2 and 3.4.3): a quarter of the cores or
 // more sit idle together mid-run (after their first unit), until the next wave becomes ready.
 // A band lists only the cores idle for most of it; the loss is the idle time inside the bands. A
-// band that spans nearly the whole run is not between waves, and is left to the other rules.
+// band that spans nearly the whole run is not between waves, and is left to the other rules; nor
+// are cores that each run one VP of their own (MPI's ranks), which have no waves.
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -21,6 +22,9 @@ constexpr double kWholeRun = 0.90;
 
 void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const trace::Trace& trace = a.trace;
+  // Where each core runs one VP of its own, no runtime hands out waves: cores idle together wait
+  // for the constraints of a late VP, which idle-cause names.
+  if (a.own_cores) return;
   const std::size_t band_cores = std::max<std::size_t>(2, static_cast<std::size_t>(std::ceil(kBandCores * trace.core_count)));
   const auto mid_run = [&](const LossEntry& e) {
     if (e.kind != LossKind::idle || e.owner != kNone) return false;

@@ -25,13 +25,17 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   const auto [construct, site] = top->first;
   std::uint64_t lost = 0;
   std::vector<std::uint32_t> cores, freeing_cores;
+  std::vector<std::uint64_t> freeing_units;  // the late arrivals, for the what-if that evens their work out
   ConstructRole role = ConstructRole::other;
   for (std::size_t i = 0; i < a.entries.size(); ++i) {
     const LossEntry& e = a.entries[i];
     if (e.kind != LossKind::idle || e.owner != kNone || e.freed_by == kNone) continue;
     if (a.construct_of(e) != construct || a.site_of(a.freeing_unit(e)) != site) continue;
     cores.push_back(e.core);
-    if (const std::uint32_t freeing = a.freeing_unit(e); freeing != kNone) freeing_cores.push_back(a.unit(freeing).core);
+    if (const std::uint32_t freeing = a.freeing_unit(e); freeing != kNone) {
+      freeing_cores.push_back(a.unit(freeing).core);
+      freeing_units.push_back(a.unit(freeing).record.unit);
+    }
     role = a.trace.construct_role(a.trace.constraints[e.freed_by].construct);
     lost += ledger.claim(i);
   }
@@ -44,6 +48,11 @@ void run(const Analysis& a, Ledger& ledger, RuleOutput& out) {
   // A wait for one's turn in an exclusive section is bound by that section's constraints: the
   // construct names the what-if that frees them (replay's unchain).
   if (role == ConstructRole::exclusive_end) hint.construct = construct;
+  // Otherwise the units that freed them were late: the what-if evens each one's work out with
+  // the units that waited for it (replay's even).
+  std::sort(freeing_units.begin(), freeing_units.end());
+  freeing_units.erase(std::unique(freeing_units.begin(), freeing_units.end()), freeing_units.end());
+  hint.units = std::move(freeing_units);
 }
 
 }  // namespace
