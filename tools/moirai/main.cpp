@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "export_command.h"
+#include "mpi_merge_command.h"
 #include "output_target.h"
 #include "record_command.h"
 #include "replay_command.h"
@@ -49,6 +50,8 @@ constexpr const char* kHelp =
     "  record [-o FILE] [--counters LIST] -- PROGRAM ARGS...\n"
     "                         run an OpenMP program (clang -fopenmp, LLVM's libomp) with\n"
     "                         Moirai's OpenMP tool loaded and keep its trace\n"
+    "  mpi-merge DIR -o TRACE [--eager-limit BYTES]\n"
+    "                         merge the rank logs an MPI job wrote into one trace\n"
     "  replay TRACE --machine sim:N [--trace OUT]\n"
     "                         the what-if: the recorded units and constraints run again on\n"
     "                         a simulated machine, recorded as an ordinary trace\n\n"
@@ -99,7 +102,8 @@ int main(int argc, char** argv) {
     static const std::vector<std::pair<std::string_view, Subcommand>> kCommands = {{"stats", moirai::cli::stats_command},   {"report", moirai::cli::report_command},
         {"scg", moirai::cli::scg_command},       {"ucc", moirai::cli::ucc_command},
         {"export", moirai::cli::export_command}, {"sweep", moirai::sweep::sweep_command},
-        {"record", moirai::cli::record_command}, {"replay", moirai::cli::replay_command}};
+        {"record", moirai::cli::record_command}, {"replay", moirai::cli::replay_command},
+        {"mpi-merge", moirai::cli::mpi_merge_command}};
     for (const auto& [name, run] : kCommands) {
       if (name == command) chosen = run;
     }

@@ -1,0 +1,84 @@
+// The merge stage's one entry: read, unify communicators, match, align clocks, write.
+#include "moirai/mpi/merge.h"
+
+#include <set>
+
+#include "clocks.h"
+#include "communicators.h"
+#include "matching.h"
+#include "rank_files.h"
+#include "trace_writing.h"
+
+namespace moirai::mpi {
+
+namespace {
+
+std::string joined(const std::vector<std::string>& items, const char* separator) {
+  std::string text;
+  for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
+  return text;
+}
+
+}  // namespace
+
+MergeResult merge_rank_logs(const MergeOptions& options) {
+  std::vector<RankLog> logs = read_rank_logs(options.ranks_dir);
+  const Communicators comms = unify_communicators(logs);
+  Matching matching = match_calls(logs, comms, options.eager_limit);
+  apply_offsets(logs, matching);
+  const ClockCorrection clocks = correct_clocks(matching);
+
+  MergeResult result;
+  result.ranks = static_cast<std::uint32_t>(logs.size());
+  std::set<std::string> hosts;
+  std::vector<std::string> rank_hosts, cut, shifts;
+  for (const RankLog& log : logs) {
+    hosts.insert(log.host);
+    rank_hosts.push_back(log.host);
+    result.warnings.insert(result.warnings.end(), log.warnings.begin(), log.warnings.end());
+    if (clocks.shift[log.rank] != 0) shifts.push_back(std::to_string(log.rank) + ":" + std::to_string(clocks.shift[log.rank]));
+    if (log.ended) continue;
+    const auto& calls = matching.calls[log.rank];
+    CutRank c{log.rank, calls.empty() ? 0 : calls.back().exit, log.records.size(), log.cut_why};
+    cut.push_back(std::to_string(c.rank) + " (" + c.why + ", " + std::to_string(c.records) + " records, last at " +
+                  std::to_string(c.last_time) + ")");
+    result.cut.push_back(std::move(c));
+  }
+  result.warnings.insert(result.warnings.end(), matching.warnings.begin(), matching.warnings.end());
+  result.nodes = static_cast<std::uint32_t>(hosts.size());
+  result.messages = matching.message_count;
+  result.collectives = matching.collectives.size();
+  result.clock_violations = clocks.violations;
+  result.clock_violations_left = clocks.left;
+
+  std::vector<std::string> wildcard_ids;
+  for (std::uint64_t id : matching.wildcard_ids) wildcard_ids.push_back(std::to_string(id));
+  TraceContent content;
+  content.path = options.trace_path;
+  content.command_line = options.command_line.empty() ? (logs.front().command.empty() ? "mpi job" : logs.front().command)
+                                                      : options.command_line;
+  content.metadata = {
+      {"mpi.ranks", std::to_string(result.ranks)},
+      {"mpi.nodes", std::to_string(result.nodes)},
+      {"mpi.rank_hosts", joined(rank_hosts, ",")},
+      {"mpi.messages", std::to_string(result.messages)},
+      {"mpi.collectives", std::to_string(result.collectives)},
+      {"mpi.eager_limit", std::to_string(options.eager_limit)},
+      {"mpi.unreceived_sends", std::to_string(matching.unreceived_sends)},
+      {"mpi.incomplete_collectives", std::to_string(matching.incomplete_collectives)},
+      {"mpi.wildcard_matches", std::to_string(matching.wildcard_matches)},
+      {"mpi.wildcard_match_ids", joined(wildcard_ids, ",")},
+      {"mpi.clock_alignment", "offsets to rank 0 at MPI_Init and MPI_Finalize, interpolated linearly"},
+      {"mpi.clock_correction", "ranks moved forward by the least amounts that order every message and collective"},
+      {"mpi.clock_violations", std::to_string(result.clock_violations)},
+      {"mpi.clock_violations_left", std::to_string(result.clock_violations_left)},
+      {"mpi.clock_shifts_ns", joined(shifts, ",")},
+      {"mpi.cut_ranks", joined(cut, "; ")},
+  };
+  std::vector<Arc> arcs = matching.messages;
+  arcs.insert(arcs.end(), clocks.collective_arcs.begin(), clocks.collective_arcs.end());
+  result.units = write_trace(logs, matching, arcs, content);
+  return result;
+}
+
+}  // namespace moirai::mpi

@@ -1,0 +1,113 @@
+#include "trace_writing.h"
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+
+#include "moirai/trace/builder.h"
+#include "mpi_language.h"
+
+namespace moirai::mpi {
+
+namespace {
+
+// GlobalSites gives each distinct (file, line, function) of any rank one site id of the trace.
+struct GlobalSites {
+  std::map<std::tuple<std::string, std::uint32_t, std::string>, std::uint32_t> ids;
+  std::vector<std::map<std::uint32_t, std::uint32_t>> of_rank;
+
+  explicit GlobalSites(const std::vector<RankLog>& logs) : of_rank(logs.size()) {
+    for (const RankLog& log : logs) {
+      for (const auto& [local, site] : log.sites) {
+        const auto [at, added] = ids.try_emplace({site.file, site.line, site.function}, static_cast<std::uint32_t>(ids.size() + 1));
+        of_rank[log.rank][local] = at->second;
+      }
+    }
+  }
+  std::uint32_t of(std::uint32_t rank, std::uint32_t local) const {
+    const auto found = of_rank[rank].find(local);
+    return found == of_rank[rank].end() ? 0 : found->second;
+  }
+};
+
+}  // namespace
+
+std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matching, const std::vector<Arc>& arcs,
+                          const TraceContent& content) {
+  const auto& calls = matching.calls;
+  const std::size_t ranks = calls.size();
+  // Unit c of a rank runs from call c's exit to call c+1's enter: a rank of n calls has n-1.
+  std::vector<std::uint64_t> base(ranks + 1, 0);
+  for (std::size_t r = 0; r < ranks; ++r) base[r + 1] = base[r] + (calls[r].empty() ? 0 : calls[r].size() - 1);
+  const auto unit_id = [&](std::uint32_t rank, std::uint32_t c) { return base[rank] + c + 1; };
+
+  // A call's constraint is satisfied by the latest of the calls that freed it.
+  std::vector<std::vector<std::uint64_t>> satisfied(ranks);
+  for (std::size_t r = 0; r < ranks; ++r) {
+    satisfied[r].resize(calls[r].size());
+    for (std::size_t c = 0; c < calls[r].size(); ++c) satisfied[r][c] = calls[r][c].enter;
+  }
+  std::vector<const Arc*> freeing;
+  freeing.reserve(arcs.size());
+  for (const Arc& arc : arcs) {
+    const Call& to = calls[arc.to_rank][arc.to_call];
+    auto& at = satisfied[arc.to_rank][arc.to_call];
+    at = std::max(at, std::min(to.exit, calls[arc.from_rank][arc.from_call].enter));
+    if (arc.from_call >= 1 && arc.to_call + 1 < calls[arc.to_rank].size()) freeing.push_back(&arc);
+  }
+  std::sort(freeing.begin(), freeing.end(), [](const Arc* a, const Arc* b) {
+    return std::tie(a->from_rank, a->from_call, a->to_rank, a->to_call) < std::tie(b->from_rank, b->from_call, b->to_rank, b->to_call);
+  });
+
+  std::uint64_t start = UINT64_MAX, end = 0;
+  for (const auto& rank_calls : calls) {
+    if (rank_calls.empty()) continue;
+    start = std::min(start, rank_calls.front().enter);
+    end = std::max(end, rank_calls.back().exit);
+  }
+  if (start == UINT64_MAX) start = 0;
+
+  const LanguageInfo language = mpi_language();
+  trace::BuilderOptions options;
+  options.cores = static_cast<std::uint32_t>(ranks);
+  options.clock_source = "monotonic";
+  options.command_line = content.command_line;
+  options.language = language.name;
+  options.constructs = language.constructs;
+  options.choices = language.choices;
+  options.metadata = {{"start_ticks", std::to_string(start)}};
+  options.metadata.insert(options.metadata.end(), content.metadata.begin(), content.metadata.end());
+  trace::TraceBuilder builder(content.path, std::move(options));
+
+  const GlobalSites sites(logs);
+  for (const auto& [key, id] : sites.ids) builder.site(id, std::get<0>(key), std::get<1>(key), std::get<2>(key));
+  for (const RankLog& log : logs) {
+    builder.vp(log.rank + 1, "rank " + std::to_string(log.rank) + " on " + log.host, log.rank, 0);
+  }
+  std::uint64_t units = 0;
+  auto next = freeing.begin();
+  for (std::uint32_t r = 0; r < ranks; ++r) {
+    const auto& rc = calls[r];
+    for (std::uint32_t c = 1; c < rc.size(); ++c) {
+      trace::UnitRecord u{};
+      u.ended_by = rc[c].construct;
+      u.site = sites.of(r, rc[c].site);
+      u.unit = unit_id(r, c - 1);
+      u.vp = r + 1;
+      u.assign = satisfied[r][c - 1];
+      u.begin = rc[c - 1].exit;
+      u.end = u.locked = u.handler = u.handler_end = rc[c].enter;
+      builder.unit(r, u);
+      ++units;
+      for (; next != freeing.end() && (*next)->from_rank == r && (*next)->from_call == c; ++next) {
+        const Arc& arc = **next;
+        builder.constraint(r, arc.construct, u.unit, unit_id(arc.to_rank, arc.to_call), rc[c].enter, arc.match);
+      }
+      if (satisfied[r][c] > rc[c].enter) builder.idle(r, rc[c].enter, satisfied[r][c]);
+    }
+  }
+  builder.finish(end);
+  return units;
+}
+
+}  // namespace moirai::mpi

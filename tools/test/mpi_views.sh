@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Every view reads a merged MPI trace: a synthetic job's rank logs (moirai-mpi-gen-ranks: 4 ranks
+# on 2 nodes, a halo exchange with allreduces) merged by `moirai mpi-merge`, then `stats`, `report`,
+# `scg`, `ucc`, `export` (otf2, perfetto, sqlite) and `replay` each exit 0 on it; and `mpi-merge`
+# refuses a folder with a rank missing (exit 2, naming the file).
+#   mpi_views.sh MOIRAI GEN_RANKS DIR
+# Exit status 0 passed, 1 failed.
+set -u
+moirai=$1 gen=$2 dir=$3
+fail() { echo "mpi_views: FAIL: $*"; exit 1; }
+rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
+"$gen" "$dir/ranks" 4 2000 2 >/dev/null || fail "moirai-mpi-gen-ranks failed"
+run() {
+  local name=$1; shift
+  "$@" >"$dir/$name.out" 2>&1 || { cat "$dir/$name.out"; fail "$name: exit $? ($*)"; }
+}
+run merge "$moirai" mpi-merge "$dir/ranks" -o "$dir/run.mtrace"
+grep -q "4 ranks on 2 node(s)" "$dir/merge.out" || { cat "$dir/merge.out"; fail "mpi-merge's summary names no 4 ranks on 2 nodes"; }
+run stats "$moirai" stats "$dir/run.mtrace"
+grep -q "MPI" "$dir/stats.out" || fail "stats names no MPI"
+run report "$moirai" report "$dir/run.mtrace"
+run scg "$moirai" scg "$dir/run.mtrace" -o "$dir/run.svg"
+run ucc "$moirai" ucc "$dir/run.mtrace" -o "$dir/ucc.svg"
+run otf2 "$moirai" export "$dir/run.mtrace" --format otf2 -o "$dir/otf2"
+run perfetto "$moirai" export "$dir/run.mtrace" --format perfetto -o "$dir/run.pftrace"
+run sqlite "$moirai" export "$dir/run.mtrace" --format sqlite -o "$dir/run.sqlite"
+run replay "$moirai" replay "$dir/run.mtrace" --machine sim:4 --trace "$dir/replayed.mtrace"
+mv "$dir/ranks/rank-3.defs" "$dir/rank-3.defs.away"
+"$moirai" mpi-merge "$dir/ranks" -o "$dir/bad.mtrace" >"$dir/bad.out" 2>&1
+code=$?
+[ "$code" = 2 ] || fail "mpi-merge on a folder missing rank 3: exit $code, not 2"
+grep -q "rank-3.defs: missing: rank 3 of 4" "$dir/bad.out" || { cat "$dir/bad.out"; fail "mpi-merge did not name the missing file"; }
+echo "mpi_views: ok (merge, stats, report, scg, ucc, export otf2/perfetto/sqlite, replay; a missing rank refused)"
