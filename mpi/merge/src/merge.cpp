@@ -6,6 +6,7 @@
 #include "clocks.h"
 #include "communicators.h"
 #include "matching.h"
+#include "record_kinds.h"
 #include "rank_files.h"
 #include "trace_writing.h"
 
@@ -17,6 +18,18 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
   std::string text;
   for (const std::string& item : items) text += (text.empty() ? "" : separator) + item;
   return text;
+}
+
+// collective_constructs is the trace's `collective_constructs`: each collective construct kind
+// with the operation an export names it by (kind:operation, ...).
+std::string collective_constructs() {
+  const std::pair<Construct, const char*> kinds[] = {
+      {kBarrier, "barrier"},     {kBcast, "bcast"},         {kReduce, "reduce"},       {kAllreduce, "allreduce"},
+      {kGather, "gather"},       {kScatter, "scatter"},     {kAllgather, "allgather"}, {kAlltoall, "alltoall"},
+      {kReduceScatter, "reduce_scatter"}, {kScan, "scan"}};
+  std::vector<std::string> items;
+  for (const auto& [kind, op] : kinds) items.push_back(std::to_string(kind) + ":" + op);
+  return joined(items, ",");
 }
 
 }  // namespace
@@ -74,6 +87,12 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
       {"mpi.clock_violations_left", std::to_string(result.clock_violations_left)},
       {"mpi.clock_shifts_ns", joined(shifts, ",")},
       {"mpi.cut_ranks", joined(cut, "; ")},
+      // What the views and exports read without knowing MPI (docs/trace-format.md): the node of
+      // each core (rank), and the constructs whose arcs between ranks are messages (a rendezvous
+      // arc runs from the receive back to its send, a collective's from its last arrival: neither is).
+      {"core_nodes", joined(rank_hosts, ",")},
+      {"message_constructs", std::to_string(kSend) + "," + std::to_string(kSendrecv)},
+      {"collective_constructs", collective_constructs()},
   };
   std::vector<Arc> arcs = matching.messages;
   arcs.insert(arcs.end(), clocks.collective_arcs.begin(), clocks.collective_arcs.end());
