@@ -24,6 +24,7 @@
 #include "moirai/visualize/export/export.h"
 #include "moirai/visualize/views/scg.h"
 #include "support/command_output.h"
+#include "support/perfetto_trace_reader.h"
 #include "support/rank_log_writer.h"
 
 namespace {
@@ -209,6 +210,35 @@ TEST(MpiExport, PerfettoHasOneFlowPerMessageFromTheSendersUnitToTheReceivers) {
   for (const auto& [number, pair] : messages) {
     pairs.insert(pair);
     EXPECT_EQ(starts[number], 1) << number;
+  }
+  EXPECT_EQ(pairs, kRing);
+}
+
+// The protobuf form has no per-flow arguments: a message's flow is the one that leaves the
+// sender's unit (ended by the send: the slice's `ended_by`), bound to that unit's slice and to the receiver's.
+TEST(MpiExport, PerfettoProtobufHasAFlowPerMessageBetweenTheRightCores) {
+  const Merged m = merged("perfetto-proto");
+  const std::string out = (m.dir / "run.pftrace").string();
+  visualize::export_perfetto_proto(m.trace, out);
+  std::ifstream in(out, std::ios::binary);
+  const std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  const moirai::test_support::PerfettoTrace read = moirai::test_support::read_perfetto_trace(bytes);
+  for (const std::string& error : read.errors) ADD_FAILURE() << error;
+  std::map<std::uint64_t, int> core_of_track;
+  for (const auto& [uuid, name] : read.tracks) {
+    for (int core = 0; core < static_cast<int>(kRanks); ++core) {
+      if (name == "core " + std::to_string(core) && !read.counter_tracks.at(uuid)) core_of_track[uuid] = core;
+    }
+  }
+  std::multiset<std::pair<int, int>> pairs;
+  for (const auto& [id, flow] : read.flows) {
+    ASSERT_NE(flow.from, SIZE_MAX);
+    ASSERT_NE(flow.to, SIZE_MAX);
+    const auto &from = read.slices[flow.from], &to = read.slices[flow.to];
+    EXPECT_TRUE(moirai::test_support::binds_units(read, flow)) << id;
+    if (from.args.count("ended_by") && from.args.at("ended_by").rfind("send at ", 0) == 0) {  // "send at ring.c:20"
+      pairs.insert({core_of_track.at(from.track), core_of_track.at(to.track)});
+    }
   }
   EXPECT_EQ(pairs, kRing);
 }
