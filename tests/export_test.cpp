@@ -34,6 +34,7 @@
 #include "moirai/visualize/export/export.h"
 #include "moirai/visualize/analyses/report.h"
 #include "moirai/visualize/output/output_file.h"
+#include "support/command_output.h"
 #include "support/known_traces.h"
 #include "support/perfetto_trace_reader.h"
 #include "support/trace_builder.h"
@@ -116,16 +117,7 @@ std::string write_full_trace(const std::string& path) {
 
 // ---- OTF2 ------------------------------------------------------------------------------------
 
-std::string run(const std::string& command) {
-  std::string output;
-  FILE* pipe = popen(command.c_str(), "r");
-  if (pipe == nullptr) return output;
-  char buffer[4096];
-  for (std::size_t n; (n = fread(buffer, 1, sizeof buffer, pipe)) > 0;) output.append(buffer, n);
-  const int status = pclose(pipe);
-  EXPECT_EQ(status, 0) << command << "\n" << output.substr(0, 2000);
-  return output;
-}
+using test_support::command_output;
 
 std::map<std::string, std::uint64_t> record_counts(const std::string& printed) {
   std::map<std::string, std::uint64_t> counts;
@@ -145,14 +137,14 @@ void check_otf2(const std::string& trace_path, const std::string& name) {
   const visualize::ExportCounts counts = visualize::export_otf2(trace, out);
   EXPECT_EQ(counts.units, e.units);
   EXPECT_EQ(counts.arcs, e.cross_core);
-  const auto records = record_counts(run(std::string(OTF2_PRINT) + " " + out + "/traces.otf2"));
+  const auto records = record_counts(command_output(std::string(OTF2_PRINT) + " " + out + "/traces.otf2"));
   EXPECT_EQ(records.count("ENTER") ? records.at("ENTER") : 0, e.segments) << name;
   EXPECT_EQ(records.count("LEAVE") ? records.at("LEAVE") : 0, e.segments) << name;
   EXPECT_EQ(records.count("MPI_SEND") ? records.at("MPI_SEND") : 0, e.cross_core) << name;
   EXPECT_EQ(records.count("MPI_RECV") ? records.at("MPI_RECV") : 0, e.cross_core) << name;
   EXPECT_EQ(records.count("METRIC") ? records.at("METRIC") : 0, e.counters ? 2 * e.units : 0) << name;
   // The definitions: a location per core, regions named by construct and call site.
-  const std::string defs = run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
+  const std::string defs = command_output(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
   for (std::uint32_t core = 0; core < trace.core_count; ++core) {
     EXPECT_NE(defs.find("\"core " + std::to_string(core) + "\""), std::string::npos) << name;
   }
@@ -166,13 +158,13 @@ TEST(ExportOtf2, KnownTraceCountsMatchWhatOtf2PrintReads) {
   const std::string out = scratch("otf2_defs");
   fs::remove_all(out);
   visualize::export_otf2(trace, out);
-  const std::string defs = run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
+  const std::string defs = command_output(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
   EXPECT_NE(defs.find("\"work: send_from_to at known.cpp:10\""), std::string::npos) << defs;
   EXPECT_NE(defs.find("\"lock wait: end_vp at known.cpp:10\""), std::string::npos) << defs;
   EXPECT_NE(defs.find("\"PAPI_TOT_INS\""), std::string::npos);
   // Timer in nanoseconds: the 1 GHz test clock's ticks are nanoseconds, the run 520 long.
   EXPECT_NE(defs.find("1000000000"), std::string::npos);
-  const std::string markers = run("otf2-marker " + out + "/traces.otf2");
+  const std::string markers = command_output("otf2-marker " + out + "/traces.otf2");
   EXPECT_NE(markers.find("begin phase one"), std::string::npos) << markers;
   EXPECT_NE(markers.find("end phase one"), std::string::npos) << markers;
   fs::remove_all(out);
@@ -826,8 +818,8 @@ TEST(ExportOtf2, ATraceWithNoRecordsIsAnArchiveOtf2PrintReads) {
     const std::string out = scratch("otf2_empty_" + std::to_string(length));
     fs::remove_all(out);
     visualize::export_otf2(trace, out);
-    run(std::string(OTF2_PRINT) + " " + out + "/traces.otf2 2>&1");
-    run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2 2>&1");
+    command_output(std::string(OTF2_PRINT) + " " + out + "/traces.otf2 2>&1");
+    command_output(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2 2>&1");
     fs::remove_all(out);
     std::remove(path.c_str());
   }
@@ -852,10 +844,10 @@ TEST(ExportOtf2, ATraceClaimingManyCoresGetsALocationPerCoreWithEvents) {
   EXPECT_LE(files, 8u) << "anchor, definitions, markers and one event and definition file per core with events";
   EXPECT_LT(counts.bytes, 64u * 1024);
   EXPECT_EQ(counts.arcs, 1u);
-  const std::string defs = run(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
+  const std::string defs = command_output(std::string(OTF2_PRINT) + " -G " + out + "/traces.otf2");
   EXPECT_NE(defs.find("\"core 65533\""), std::string::npos);
   EXPECT_EQ(defs.find("\"core 1\""), std::string::npos);
-  const auto records = record_counts(run(std::string(OTF2_PRINT) + " " + out + "/traces.otf2"));
+  const auto records = record_counts(command_output(std::string(OTF2_PRINT) + " " + out + "/traces.otf2"));
   EXPECT_EQ(records.count("MPI_SEND") ? records.at("MPI_SEND") : 0, 1u);
   EXPECT_EQ(records.count("MPI_RECV") ? records.at("MPI_RECV") : 0, 1u);
   std::cout << "65,534 cores claimed, 2 used: " << files << " files, " << counts.bytes << " bytes, " << seconds << " s\n";
@@ -904,7 +896,7 @@ TEST(ExportIntegrity, EveryExportCarriesTheTracesDataLossNotes) {
 
     const std::string otf2_path = scratch(std::string("notes_") + run_name);
     visualize::export_otf2(trace, otf2_path);
-    const std::string anchor = run(std::string(OTF2_PRINT) + " -A " + otf2_path + "/traces.otf2");
+    const std::string anchor = command_output(std::string(OTF2_PRINT) + " -A " + otf2_path + "/traces.otf2");
     std::string property = "MOIRAI::" + name;
     for (char& c : property) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
     EXPECT_NE(anchor.find(property), std::string::npos) << run_name << "\n" << anchor;

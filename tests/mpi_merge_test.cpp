@@ -489,6 +489,7 @@ TEST(MpiMerge, RanksOnTwoNodesAreNamed) {
   EXPECT_EQ(m.result.nodes, 2u);
   EXPECT_EQ(m.trace.metadata.at("mpi.nodes"), "2");
   EXPECT_EQ(m.trace.metadata.at("mpi.rank_hosts"), "node0,node0,node1,node1");
+  EXPECT_EQ(m.trace.core_nodes, (std::vector<std::string>{"node0", "node0", "node1", "node1"}));  // what the views read
   EXPECT_EQ(m.trace.vps[3].name, "rank 3 on node1");
 }
 

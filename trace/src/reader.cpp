@@ -480,6 +480,61 @@ class Parser {
     parse_lines(payload, size, offset);
   }
 
+  // parse_core_nodes reads `core_nodes`, the node each core is on: one name per core, or none.
+  void parse_core_nodes(std::size_t offset) {
+    const auto found = trace_.metadata.find("core_nodes");
+    if (found == trace_.metadata.end()) return;
+    // Split keeping empty names, so that one is refused rather than shifting the cores after it.
+    std::size_t from = 0;
+    for (std::size_t comma; (comma = found->second.find(',', from)) != std::string::npos; from = comma + 1) {
+      trace_.core_nodes.push_back(found->second.substr(from, comma - from));
+    }
+    trace_.core_nodes.push_back(found->second.substr(from));
+    const bool empty = std::find(trace_.core_nodes.begin(), trace_.core_nodes.end(), "") != trace_.core_nodes.end();
+    if (trace_.core_nodes.size() != trace_.core_count || empty) {
+      throw TraceError(offset, "metadata 'core_nodes' names " + std::to_string(trace_.core_nodes.size()) + " nodes for " +
+                                   std::to_string(trace_.core_count) + " cores (one per core, none empty)");
+    }
+  }
+
+  // parse_collective_constructs reads `collective_constructs`: KIND:OPERATION, comma-separated.
+  void parse_collective_constructs(std::size_t offset) {
+    const auto found = trace_.metadata.find("collective_constructs");
+    if (found == trace_.metadata.end()) return;
+    for (const std::string& item : split(found->second, ',')) {
+      const std::size_t colon = item.find(':');
+      const std::string op = colon == std::string::npos ? "" : item.substr(colon + 1);
+      const bool known = std::find(std::begin(kCollectiveOps), std::end(kCollectiveOps), op) != std::end(kCollectiveOps);
+      const std::uint32_t kind = construct_kind(item.substr(0, colon == std::string::npos ? item.size() : colon),
+                                                "collective_constructs", offset);
+      if (!known) {
+        throw TraceError(offset, "metadata 'collective_constructs' holds '" + item.substr(0, 60) +
+                                     "': not KIND:OPERATION with an operation the format knows (barrier, bcast, ...)");
+      }
+      trace_.collective_constructs[kind] = op;
+    }
+  }
+
+  // construct_kind reads one construct kind of a metadata list.
+  static std::uint32_t construct_kind(const std::string& item, const char* key, std::size_t offset) {
+    char* rest = nullptr;
+    errno = 0;
+    const unsigned long kind = std::strtoul(item.c_str(), &rest, 10);
+    if (errno != 0 || rest == item.c_str() || *rest != '\0' || item[0] == '-' || kind > 0xFFFF) {
+      throw TraceError(offset, std::string("metadata '") + key + "' holds '" + item.substr(0, 60) + "', not a construct kind");
+    }
+    return static_cast<std::uint32_t>(kind);
+  }
+
+  // construct_list reads a metadata key that lists construct kinds, comma-separated.
+  std::vector<std::uint32_t> construct_list(const char* key, std::size_t offset) const {
+    std::vector<std::uint32_t> kinds;
+    const auto found = trace_.metadata.find(key);
+    if (found == trace_.metadata.end()) return kinds;
+    for (const std::string& item : split(found->second, ',')) kinds.push_back(construct_kind(item, key, offset));
+    return kinds;
+  }
+
   void parse_metadata(const unsigned char* payload, std::size_t size, std::size_t offset) {
     if (metadata_seen_) throw TraceError(offset, "a second metadata chunk");
     metadata_seen_ = true;
@@ -515,6 +570,9 @@ class Parser {
     trace_.counter_backends.resize(trace_.counters.size());
     auto missing = trace_.metadata.find("missing_counters");
     if (missing != trace_.metadata.end()) trace_.missing_counters = split(missing->second, ';');
+    parse_core_nodes(offset);
+    trace_.message_constructs = construct_list("message_constructs", offset);
+    parse_collective_constructs(offset);
     unit_size_ = unit_record_size(trace_.counters.size());
     clocks_.resize(trace_.core_count);
     wait_clocks_.resize(trace_.core_count);

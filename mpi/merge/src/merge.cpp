@@ -10,6 +10,7 @@
 #include "clocks.h"
 #include "communicators.h"
 #include "matching.h"
+#include "record_kinds.h"
 #include "rank_files.h"
 #include "trace_writing.h"
 
@@ -40,6 +41,18 @@ std::string topology(const std::vector<RankLog>& logs, std::uint32_t nodes) {
   }
   return std::to_string(logs.size()) + (logs.size() == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
          (nodes == 1 ? " node: " : " nodes: ") + joined(parts, ", ");
+}
+
+// collective_constructs is the trace's `collective_constructs`: each collective construct kind
+// with the operation an export names it by (kind:operation, ...).
+std::string collective_constructs() {
+  const std::pair<Construct, const char*> kinds[] = {
+      {kBarrier, "barrier"},     {kBcast, "bcast"},         {kReduce, "reduce"},       {kAllreduce, "allreduce"},
+      {kGather, "gather"},       {kScatter, "scatter"},     {kAllgather, "allgather"}, {kAlltoall, "alltoall"},
+      {kReduceScatter, "reduce_scatter"}, {kScan, "scan"}};
+  std::vector<std::string> items;
+  for (const auto& [kind, op] : kinds) items.push_back(std::to_string(kind) + ":" + op);
+  return joined(items, ",");
 }
 
 }  // namespace
@@ -103,6 +116,12 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
       {"clock_violations", std::to_string(result.clock_violations)},
       {"clock_violations_left", std::to_string(result.clock_violations_left)},
       {"clock_shifts_ns", joined(shifts, ",")},
+      // What the views and exports read without knowing MPI (docs/trace-format.md): the node of
+      // each core (rank), and the constructs whose arcs between ranks are messages (a rendezvous
+      // arc runs from the receive back to its send, a collective's from its last arrival: neither is).
+      {"core_nodes", joined(rank_hosts, ",")},
+      {"message_constructs", std::to_string(kSend) + "," + std::to_string(kSendrecv)},
+      {"collective_constructs", collective_constructs()},
   };
   if (!cut.empty()) content.metadata.emplace_back("cores_cut", joined(cut, "; "));
   std::vector<Arc> arcs = matching.messages;

@@ -1,6 +1,7 @@
 #include "export/export_common.h"
 
 #include <charconv>
+#include <unordered_set>
 
 #include "moirai/visualize/model/run_span.h"
 
@@ -63,9 +64,24 @@ ExportModel::ExportModel(const trace::Trace& trace_in) : trace(trace_in), graph(
     outs.emplace_back(from, arc);
     ins.emplace_back(to, arc);
   }
+  mark_messages();
   compressed_rows(count, ins, in_begin_, in_arcs_);
   compressed_rows(count, outs, out_begin_, out_arcs_);
   for (const trace::Trace::Vp& vp : trace.vps) vps_[vp.id] = &vp;
+}
+
+void ExportModel::mark_messages() {
+  if (trace.message_constructs.empty()) return;
+  const std::unordered_set<std::uint32_t> kinds(trace.message_constructs.begin(), trace.message_constructs.end());
+  std::unordered_map<std::uint64_t, std::uint32_t> by_match;
+  for (std::uint32_t a = 0; a < arcs.size(); ++a) {
+    const trace::ConstraintRecord& k = trace.constraints[arcs[a].constraint];
+    if (!arcs[a].cross_core || k.match == 0 || !kinds.count(k.construct)) continue;
+    const auto [at, added] = by_match.try_emplace(k.match, a);
+    if (!added && arcs[a].to > arcs[at->second].to) at->second = a;
+  }
+  for (const auto& [match, a] : by_match) arcs[a].message = true;
+  messages = by_match.size();
 }
 
 std::uint32_t ExportModel::previous_of_vp(std::uint32_t node) const {

@@ -37,6 +37,9 @@ class ExportModel {
     std::uint32_t constraint = 0;  // index into Trace::constraints
     std::uint32_t from = 0, to = 0;  // nodes
     bool cross_core = false;
+    // message: a message between cores (the trace's message_constructs): the sender's unit to the
+    // receiver's, one arc per match number (the one that freed the latest unit: a probe's comes first).
+    bool message = false;
   };
 
   const trace::Trace& trace;
@@ -44,6 +47,7 @@ class ExportModel {
   std::vector<Arc> arcs;
   std::uint64_t unresolved = 0;
   std::uint64_t cross_core = 0;
+  std::uint64_t messages = 0;  // arcs that are messages
   std::uint64_t origin = 0;  // the run's first clock reading: time 0 of every export
 
   // ns converts a clock reading to whole nanoseconds since the run's first reading. Rounding one
@@ -120,6 +124,8 @@ class ExportModel {
   }
 
  private:
+  // mark_messages sets Arc::message (a trace without message_constructs has none).
+  void mark_messages();
   double ns_per_tick_ = 1;
   std::vector<std::vector<std::uint32_t>> core_nodes_, core_idle_, core_user_events_;
   ChoreIndex chores_;

@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <tuple>
 #include <unordered_map>
 
@@ -155,6 +156,25 @@ class Otf2Writer {
     return it->second;
   }
 
+  // collective_op is the OTF2 operation of a construct the trace says is a collective.
+  std::optional<OTF2_CollectiveOp> collective_op(std::uint32_t construct) const {
+    const auto found = trace_.collective_constructs.find(construct);
+    if (found == trace_.collective_constructs.end()) return std::nullopt;
+    static const std::map<std::string, OTF2_CollectiveOp> kOps = {
+        {"barrier", OTF2_COLLECTIVE_OP_BARRIER},     {"bcast", OTF2_COLLECTIVE_OP_BCAST},
+        {"gather", OTF2_COLLECTIVE_OP_GATHER},       {"scatter", OTF2_COLLECTIVE_OP_SCATTER},
+        {"allgather", OTF2_COLLECTIVE_OP_ALLGATHER}, {"alltoall", OTF2_COLLECTIVE_OP_ALLTOALL},
+        {"reduce_scatter", OTF2_COLLECTIVE_OP_REDUCE_SCATTER}, {"reduce", OTF2_COLLECTIVE_OP_REDUCE},
+        {"allreduce", OTF2_COLLECTIVE_OP_ALLREDUCE}, {"scan", OTF2_COLLECTIVE_OP_SCAN}};
+    return kOps.at(found->second);  // the reader admits only these
+  }
+
+  // as_message says whether an arc is written as a message: those the trace says are messages
+  // when it names message constructs, else every arc between cores.
+  bool as_message(const detail::ExportModel::Arc& arc) const {
+    return trace_.message_constructs.empty() ? arc.cross_core : arc.message;
+  }
+
   void enter(OTF2_EvtWriter* w, std::uint64_t tick, Segment segment, const trace::UnitRecord& r) {
     check(OTF2_EvtWriter_Enter(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(tick)), region(segment, r)), "enter");
   }
@@ -202,13 +222,14 @@ class Otf2Writer {
         leave(w, c.end, segment, trace::UnitRecord{});
       });
     };
+    std::optional<OTF2_CollectiveOp> collective;  // begun by the core's previous unit's call
     const auto on_unit = [&](std::uint32_t node, auto& user_events_before) {
       const trace::Unit& unit = model_.unit(node);
       const trace::UnitRecord& r = unit.record;
       chores_before(r.assign);
       for (auto [a, end] = model_.in(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
-        if (!arc.cross_core) continue;
+        if (!as_message(arc)) continue;
         check(OTF2_EvtWriter_MpiRecv(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.assign)), rank_of_.at(model_.graph.nodes[arc.from].core),
                                      kConstraintComm, *a, 0),
               "receive");
@@ -216,6 +237,13 @@ class Otf2Writer {
       enter(w, r.assign, Segment::decision, r);
       chores_before(r.begin);
       leave(w, r.begin, Segment::decision, r);
+      if (collective) {
+        // The collective call ended the core's previous unit and returns as this one begins.
+        check(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.begin)), *collective,
+                                              kConstraintComm, OTF2_UNDEFINED_UINT32, 0, 0),
+              "collective end");
+        collective.reset();
+      }
       enter(w, r.begin, Segment::work, r);
       metric(r.begin);
       user_events_before(r.end);
@@ -225,7 +253,7 @@ class Otf2Writer {
       enter(w, r.end, Segment::communication, r);
       for (auto [a, end] = model_.out(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
-        if (!arc.cross_core) continue;
+        if (!as_message(arc)) continue;
         check(OTF2_EvtWriter_MpiSend(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.end)), rank_of_.at(model_.graph.nodes[arc.to].core),
                                      kConstraintComm, *a, 0),
               "send");
@@ -238,6 +266,10 @@ class Otf2Writer {
       leave(w, r.handler, Segment::communication, r);
       enter(w, r.handler, Segment::constraint_update, r);
       leave(w, r.handler_end, Segment::constraint_update, r);
+      collective = collective_op(r.ended_by);
+      if (collective) {
+        check(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.handler_end))), "collective begin");
+      }
     };
     const auto on_idle = [&](const trace::Span& span, std::uint32_t) { chores_before(span.end); };
     model_.walk_core(core, on_idle, on_unit, on_user_event);
@@ -259,14 +291,37 @@ class Otf2Writer {
     std::vector<OTF2_StringRef> core_names, counter_names;
     for (const std::uint32_t core : cores_) core_names.push_back(string("core " + std::to_string(core)));
     for (const std::string& counter : trace_.counters) counter_names.push_back(string(counter));
+    // A trace that says each core's node (core_nodes): a system-tree node per node under the
+    // machine, and a process (location group) per core under its node, as an MPI rank is.
+    std::map<std::string, std::pair<OTF2_SystemTreeNodeRef, OTF2_StringRef>> nodes;
+    const bool per_node = !trace_.core_nodes.empty();
+    const OTF2_StringRef node_word = per_node ? string("node") : 0;
+    for (const std::uint32_t core : cores_) {
+      if (!per_node || core >= trace_.core_nodes.size()) continue;
+      const std::string& node = trace_.core_nodes[core];
+      if (!nodes.count(node)) nodes[node] = {static_cast<OTF2_SystemTreeNodeRef>(nodes.size() + 1), string(node)};
+    }
     for (std::size_t s = 0; s < string_order_.size(); ++s) {
       check(OTF2_GlobalDefWriter_WriteString(d, static_cast<OTF2_StringRef>(s), string_order_[s]->c_str()), "string");
     }
     check(OTF2_GlobalDefWriter_WriteSystemTreeNode(d, 0, machine, node_class, OTF2_UNDEFINED_SYSTEM_TREE_NODE), "system tree");
-    check(OTF2_GlobalDefWriter_WriteLocationGroup(d, 0, run, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP),
-          "location group");
+    for (const auto& [name, refs] : nodes) {
+      check(OTF2_GlobalDefWriter_WriteSystemTreeNode(d, refs.first, refs.second, node_word, 0), "system tree node");
+    }
+    if (!per_node) {
+      check(OTF2_GlobalDefWriter_WriteLocationGroup(d, 0, run, OTF2_LOCATION_GROUP_TYPE_PROCESS, 0, OTF2_UNDEFINED_LOCATION_GROUP),
+            "location group");
+    }
     for (std::size_t rank = 0; rank < cores_.size(); ++rank) {
-      check(OTF2_GlobalDefWriter_WriteLocation(d, cores_[rank], core_names[rank], OTF2_LOCATION_TYPE_CPU_THREAD, events_per_core_[rank], 0),
+      const auto group = static_cast<OTF2_LocationGroupRef>(per_node ? rank : 0);
+      if (per_node) {
+        const auto node = cores_[rank] < trace_.core_nodes.size() ? nodes.at(trace_.core_nodes[cores_[rank]]).first : 0;
+        check(OTF2_GlobalDefWriter_WriteLocationGroup(d, group, core_names[rank], OTF2_LOCATION_GROUP_TYPE_PROCESS, node,
+                                                      OTF2_UNDEFINED_LOCATION_GROUP),
+              "location group");
+      }
+      check(OTF2_GlobalDefWriter_WriteLocation(d, cores_[rank], core_names[rank], OTF2_LOCATION_TYPE_CPU_THREAD, events_per_core_[rank],
+                                               group),
             "location");
     }
     for (std::size_t r = 0; r < region_defs_.size(); ++r) {

@@ -148,6 +148,11 @@ class PerfettoWriter {
                                << json_text(constructs_, trace_.constraints[arc.constraint].construct,
                                             [&] { return trace_.construct_name(trace_.constraints[arc.constraint].construct); })
                                << ",\"cat\":\"unit\"";
+    // A message (the trace's message_constructs) carries its number, as the SQLite messages table.
+    if (arc.message) {
+      out_ << ",\"args\":{\"message\":";
+      out_.number(static_cast<std::int64_t>(trace_.constraints[arc.constraint].match)) << '}';
+    }
     out_ << (phase == 'f' ? ",\"bp\":\"e\"},\n" : "},\n");
   }
 

@@ -42,6 +42,9 @@ CREATE TABLE unit_counters (unit INTEGER NOT NULL, counter INTEGER NOT NULL, del
   PRIMARY KEY (unit, counter)) WITHOUT ROWID;
 CREATE TABLE constraints (id INTEGER PRIMARY KEY, construct INTEGER NOT NULL, from_unit INTEGER NOT NULL,
   to_unit INTEGER NOT NULL, match_id INTEGER, time_ns INTEGER NOT NULL, cross_core INTEGER, resolved INTEGER NOT NULL);
+CREATE TABLE messages (message INTEGER PRIMARY KEY, construct INTEGER NOT NULL, from_core INTEGER NOT NULL,
+  to_core INTEGER NOT NULL, from_unit INTEGER NOT NULL, to_unit INTEGER NOT NULL, send_ns INTEGER NOT NULL,
+  receive_ns INTEGER NOT NULL, send_site INTEGER NOT NULL, receive_site INTEGER);
 CREATE TABLE idle_causes (cause INTEGER PRIMARY KEY, construct TEXT NOT NULL, site TEXT, idle_ns INTEGER,
   periods INTEGER, cores TEXT);
 CREATE TABLE idle (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
@@ -238,6 +241,18 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
     constraint(c)(k.construct)(as_int(k.from))(as_int(k.to));
     (k.match == 0 ? constraint.null() : constraint(as_int(k.match)))(model.ns(k.time));
     (cross[c] < 0 ? constraint.null() : constraint(cross[c]))(cross[c] >= 0 ? 1 : 0).row();
+  }
+  // A message is sent when its sender's call begins (the constraint's time) and received when the
+  // receiver's call returns (the freed unit's begin), at the call site that began that unit.
+  auto message = db.insert("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  for (const detail::ExportModel::Arc& arc : model.arcs) {
+    if (!arc.message) continue;
+    const trace::ConstraintRecord& k = trace.constraints[arc.constraint];
+    const trace::UnitRecord& to = model.unit(arc.to).record;
+    const std::uint32_t receive_call = model.previous_of_vp(arc.to);
+    message(as_int(k.match))(k.construct)(model.graph.nodes[arc.from].core)(model.graph.nodes[arc.to].core);
+    message(as_int(k.from))(as_int(k.to))(model.ns(k.time))(model.ns(to.begin))(model.unit(arc.from).record.site);
+    (receive_call == UINT32_MAX ? message.null() : message(model.unit(receive_call).record.site)).row();
   }
   auto event = db.insert("INSERT INTO user_events VALUES (?, ?, ?, ?, ?, ?)");
   for (std::uint32_t e = 0; e < trace.user_events.size(); ++e) {

@@ -259,6 +259,23 @@ struct ScgDrawing {
       set(head, "fontsize", layout.column_width >= 40 ? "14" : "7");
       set(head, "pos", fmt(layout.x_of(core) + layout.column_width / 2) + ",14!");
     }
+    // A band above each node's columns, named after the node.
+    for (std::size_t first = 0, last = 0; first < layout.nodes.size(); first = last) {
+      while (last < layout.nodes.size() && layout.nodes[last] == layout.nodes[first]) ++last;
+      const double left = layout.x_of(layout.cores[first]), right = layout.x_of(layout.cores[last - 1]) + layout.column_width;
+      Agnode_t* band = agnode(graph, const_cast<char*>(("node" + std::to_string(first)).c_str()), 1);
+      set(band, "shape", "box");
+      set(band, "style", "filled");
+      set(band, "fillcolor", "grey92");
+      set(band, "class", "scgnode");
+      set(band, "label", layout.nodes[first]);
+      set(band, "tooltip", "node " + layout.nodes[first]);
+      set(band, "fontsize", "10");
+      set(band, "width", fmt((right - left) / 72.0, "%.4f"));
+      set(band, "height", fmt(16 / 72.0, "%.4f"));
+      set(band, "fixedsize", "true");
+      set(band, "pos", fmt((left + right) / 2) + ",36!");
+    }
     const double height_points = static_cast<double>(layout.makespan) / layout.cycles_per_point;
     const double offset = static_cast<double>(layout.origin - layout.run_start);
     for (int tick = 0; tick <= 10; ++tick) {

@@ -89,7 +89,10 @@ bool never_waited(const trace::ConstraintRecord& c, const PreviousUnits& units) 
 
 double ScgLayout::x_of(std::uint32_t core) const {
   const auto at = std::find(cores.begin(), cores.end(), core) - cores.begin();
-  return static_cast<double>(at) * (column_width + column_gap);
+  // One more gap before the first column of each node after the first.
+  std::size_t node_gaps = 0;
+  for (std::size_t c = 1; c <= static_cast<std::size_t>(at) && c < nodes.size(); ++c) node_gaps += nodes[c] != nodes[c - 1];
+  return static_cast<double>(at) * (column_width + column_gap) + static_cast<double>(node_gaps) * column_gap;
 }
 
 double fit_cycles_per_point(const trace::Trace& trace) {
@@ -148,6 +151,15 @@ ScgLayout start_layout(const trace::Trace& trace, const ScgOptions& options) {
     for (std::uint32_t core = 0; core < trace.core_count; ++core) present.push_back(core);
     throw std::invalid_argument(detail::core_set(missing) + (missing.size() == 1 ? " does" : " do") +
                                 " not exist: the trace has " + detail::core_set(present));
+  }
+  if (!trace.core_nodes.empty()) {
+    // The cores of one node side by side, nodes in the order their first core comes.
+    std::map<std::string, std::size_t> order;
+    for (std::uint32_t core : layout.cores) order.try_emplace(trace.core_nodes[core], order.size());
+    std::stable_sort(layout.cores.begin(), layout.cores.end(), [&](std::uint32_t a, std::uint32_t b) {
+      return order[trace.core_nodes[a]] < order[trace.core_nodes[b]];
+    });
+    for (std::uint32_t core : layout.cores) layout.nodes.push_back(trace.core_nodes[core]);
   }
   // Columns narrow as cores grow, so that 40 cores read like the paper's figures (tall, narrow).
   layout.column_width = std::clamp(576.0 / static_cast<double>(std::max<std::size_t>(layout.cores.size(), 1)), 12.0, 72.0);

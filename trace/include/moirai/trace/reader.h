@@ -62,6 +62,10 @@ struct Span {
   std::uint64_t end = 0;
 };
 
+// kCollectiveOps are the collective operations metadata `collective_constructs` may name.
+inline constexpr const char* kCollectiveOps[] = {"barrier", "bcast",          "gather", "scatter", "allgather",
+                                                 "alltoall", "reduce_scatter", "reduce", "allreduce", "scan"};
+
 // Trace is everything a trace file holds, in file order per core.
 struct Trace {
   std::pair<std::uint16_t, std::uint16_t> version{};  // the file's format, major and minor
@@ -72,6 +76,16 @@ struct Trace {
   std::vector<std::string> counter_backends;  // who counted each ("papi", "perf_event"; "" in old traces)
   std::vector<std::string> missing_counters;  // "name: reason"
   std::vector<std::string> constructs;        // display name by construct kind
+  // core_nodes is the node (host) each core is on, by core (metadata `core_nodes`; empty when
+  // the trace does not say: all on one machine).
+  std::vector<std::string> core_nodes;
+  // message_constructs are the construct kinds whose constraints between cores are messages, from
+  // the freeing unit's core to the freed unit's, one per match number (metadata `message_constructs`).
+  std::vector<std::uint32_t> message_constructs;
+  // collective_constructs are the construct kinds whose call is a collective operation, each
+  // with the operation (one of kCollectiveOps), from metadata `collective_constructs`
+  // (`KIND:OPERATION`, comma-separated): the call lasts from the unit it ends to the next of its core.
+  std::map<std::uint32_t, std::string> collective_constructs;
   std::vector<ConstructRole> construct_roles;  // by kind (format 2 and older: SSR's, by name)
   std::vector<std::string> construct_colours;  // by kind ("": the views pick)
   // language_choices is the language's placement and report words (format 3.6; an older trace's

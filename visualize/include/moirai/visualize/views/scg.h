@@ -69,6 +69,9 @@ struct ScgLayout {
   std::uint64_t origin = 0, makespan = 0;  // ticks: the drawn window's start and length
   std::uint64_t run_start = 0;             // ticks: the run's first reading (axis labels count from it)
   std::vector<std::uint32_t> cores;
+  // nodes is the node of each drawn column (the trace's core_nodes, in `cores` order; empty when
+  // the trace does not say): a node's columns stand together under its name, a gap between nodes.
+  std::vector<std::string> nodes;
   std::vector<ScgBlock> blocks;
   std::vector<ScgArc> arcs;
   bool merged_any = false;
