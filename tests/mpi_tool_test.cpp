@@ -299,6 +299,7 @@ TEST_P(MpiTool, AKilledRankKeepsItsRecordsUpToItsLastFlushAndHasNoEnd) {
   int status = 0;
   while (!fs::exists(reached)) {
     ASSERT_EQ(waitpid(launcher, &status, WNOHANG), 0) << "the job ended before rank 1 reached its point: " << read_text(job.err);
+    // A poll interval, not a deadline: the loop ends only on the state (the file) or the job's end.
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   pid_t rank1 = std::stoi(read_text(reached));
@@ -370,7 +371,7 @@ std::pair<long long, long long> offset_line(const RankLog& log, const std::strin
 // node as far as the tool can tell: its offset to rank 0 is measured by ping-pong, here with 5 ms
 // injected into its clock, and found within half the round trip it was measured with.
 TEST(MpiToolClock, ARankOnAnotherHostMeasuresItsOffsetToRankZero) {
-  if (std::system("unshare --uts true 2>/dev/null") != 0) GTEST_SKIP() << "unshare --uts is not allowed here";
+  if (std::system("unshare --uts true 2>/dev/null") != 0) GTEST_SKIP() << "unshare --uts is not permitted on this machine (it needs root or user namespaces): no second host name can be made";
   Job job("clock");
   std::vector<std::string> args{MOIRAI_MPIRUN, "--allow-run-as-root", "--oversubscribe", "--bind-to", "none"};
   const std::string tool = std::string("LD_PRELOAD=") + MOIRAI_MPI_TOOL, folder = "MOIRAI_MPI_RANKS_DIR=" + job.ranks.string();
