@@ -260,10 +260,10 @@ TEST(MpiExport, SqliteHasAMessagesTable) {
   while (sqlite3_step(statement) == SQLITE_ROW) {
     const int from = sqlite3_column_int(statement, 0), to = sqlite3_column_int(statement, 1);
     pairs.insert({from, to});
-    // Times from the run's first reading (rank 0's MPI_Init at 1000 ns): the send began at its
-    // isend (3200 + 100 x rank), the receive returned from the waitall at 5000.
-    EXPECT_EQ(sqlite3_column_int64(statement, 2), 2200 + 100 * from);
-    EXPECT_EQ(sqlite3_column_int64(statement, 3), 4000);
+    // Times from the trace's start (the first return from MPI_Init, at 2000 ns): the send began at
+    // its isend (3200 + 100 x rank), the receive returned from the waitall at 5000.
+    EXPECT_EQ(sqlite3_column_int64(statement, 2), 1200 + 100 * from);
+    EXPECT_EQ(sqlite3_column_int64(statement, 3), 3000);
     EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement, 4))), "send");
     EXPECT_EQ(sqlite3_column_int(statement, 5), 20);  // the isend's line
     EXPECT_EQ(sqlite3_column_int(statement, 6), 30);  // the waitall's

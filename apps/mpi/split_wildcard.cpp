@@ -1,4 +1,5 @@
-// split_wildcard: MPI_Comm_split makes groups of ranks (even and odd world ranks); every step each
+// split_wildcard: MPI_Comm_split makes groups of ranks (even and odd world ranks from 4 ranks on;
+// one group of all below, still a communicator of its own); every step each
 // group's members compute a result and send it to the group's root, which takes them with
 // MPI_ANY_SOURCE receives in whatever order they come, then broadcasts the group's sum in the
 // group. Planted: the last member of each group computes an extra share, so its root waits in a
@@ -16,9 +17,10 @@ int main(int argc, char** argv) {
       ->check(CLI::Range(0.0, 10000.0))
       ->capture_default_str();
   mpi_apps::parse_or_exit(cli, flags, argc, argv);
-  const mpi_apps::World world = mpi_apps::start(argc, argv, "split_wildcard", 4, 2);
+  const mpi_apps::World world = mpi_apps::start(argc, argv, "split_wildcard", 2, 2);
+  const int groups = world.size >= 4 ? 2 : 1;
   MPI_Comm group = MPI_COMM_NULL;
-  MPI_Comm_split(MPI_COMM_WORLD, world.rank % 2, world.rank, &group);
+  MPI_Comm_split(MPI_COMM_WORLD, world.rank % groups, world.rank, &group);
   int member = 0, members = 0;
   MPI_Comm_rank(group, &member);
   MPI_Comm_size(group, &members);
@@ -50,5 +52,5 @@ int main(int argc, char** argv) {
   }
   MPI_Comm_free(&group);
   return mpi_apps::finish(world, "split_wildcard", flags.fixed ? "fixed" : "planted", flags, started, ok && sink != 1,
-                          "2 groups, " + std::to_string((world.size - 2) * flags.steps) + " wildcard receives");
+                          std::to_string(groups) + (groups == 1 ? " group, " : " groups, ") + std::to_string((world.size - groups) * flags.steps) + " wildcard receives");
 }

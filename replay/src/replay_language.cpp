@@ -1,5 +1,6 @@
 #include "replay_language.h"
 
+#include <algorithm>
 #include <cmath>
 #include <utility>
 
@@ -50,6 +51,17 @@ proto::VpFunction ReplayLanguage::body_of(std::uint32_t vp) {
 
 void ReplayLanguage::animate(proto::VirtualProcessor& self, std::uint32_t vp) {
   const std::vector<std::uint32_t>& units = run_.vps[vp].units;
+  // The other VPs that exist from the recording's start (an MPI job's ranks) start with the seed,
+  // not when its first unit ends: the seed's first request, before any work, creates them.
+  const auto at_start = [&](const RecordedVp& other) { return other.at_start && !other.units.empty(); };
+  if (vp == run_.seed && !started_ && !units.empty() && run_.units[units.front()].ended_by != proto::kEndVp &&
+      std::count_if(run_.vps.begin(), run_.vps.end(), at_start) > 1) {
+    proto::Request request;
+    request.kind = run_.units[units.front()].ended_by;
+    request.site = run_.units[units.front()].site;
+    starting_ = true;
+    if (!self.call_runtime(request)) return;
+  }
   for (std::size_t k = 0; k < units.size(); ++k) {
     const RecordedUnit& unit = run_.units[units[k]];
     const double alone = unit.work_seconds / (1.0 + stretch_ * unit.busy_beside);
@@ -87,6 +99,15 @@ std::string ReplayLanguage::describe_domain(LockDomain domain) const {
 
 void ReplayLanguage::handle(proto::Request& request, proto::RuntimeServices& services) {
   VpState& state = *static_cast<VpState*>(request.requester->language_slot);
+  if (starting_) {  // the seed's start request: no recorded unit ended
+    starting_ = false;
+    started_ = true;
+    for (VpState& other : states_) {
+      if (!other.created && run_.vps[other.index].at_start && !run_.vps[other.index].units.empty()) create(other, request.site, services);
+    }
+    services.make_ready(*request.requester);
+    return;
+  }
   if (!started_) {
     // The VPs nothing freed in the recording exist from its start: here, from the first handler.
     started_ = true;

@@ -85,6 +85,7 @@ class ReplayLanguage final : public proto::LanguagePlugin, private proto::Assign
   std::unordered_map<std::uint64_t, std::uint64_t> matches_;  // recorded match -> replayed match
   VpState* creating_ = nullptr;  // the state of the VP create_vp is making
   bool started_ = false;
+  bool starting_ = false;        // the seed's start request (several VPs exist from the start) is in the handler
   std::size_t next_core_ = 0;    // round-robin for new VPs under last_core
   ReadyQueues queues_;
 };

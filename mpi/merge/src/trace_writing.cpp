@@ -5,6 +5,7 @@
 #include <tuple>
 
 #include "moirai/trace/builder.h"
+#include "moirai/trace/number_text.h"
 #include "mpi_language.h"
 
 namespace moirai::mpi {
@@ -30,6 +31,32 @@ struct GlobalSites {
   }
 };
 
+// Span is the trace's span: from the first rank's return from MPI_Init to the last rank's entry
+// into MPI_Finalize (a rank cut short: its last call's return). The library's start-up and
+// teardown are no unit's overhead and no rank's idle time; `outside` says what they took.
+struct Span {
+  std::uint64_t start = 0, end = 0;
+  std::string outside;
+};
+
+Span span_of(const std::vector<std::vector<Call>>& calls) {
+  std::uint64_t start = UINT64_MAX, end = 0, init = 0, finalize = 0;
+  std::uint32_t init_rank = 0, finalize_rank = 0;
+  for (std::uint32_t r = 0; r < calls.size(); ++r) {
+    if (calls[r].empty()) continue;
+    const Call &first = calls[r].front(), &last = calls[r].back();
+    start = std::min(start, first.construct == kInit ? first.exit : first.enter);
+    end = std::max(end, last.construct == kFinalize && calls[r].size() > 1 ? last.enter : last.exit);
+    if (first.construct == kInit && first.exit - first.enter > init) init = first.exit - first.enter, init_rank = r;
+    if (last.construct == kFinalize && last.exit - last.enter > finalize) finalize = last.exit - last.enter, finalize_rank = r;
+  }
+  if (start == UINT64_MAX) return {};
+  const auto ms = [](std::uint64_t ns) { return trace::fixed(static_cast<double>(ns) / 1e6, 3) + " ms"; };
+  return {start, std::max(start, end),
+          "MPI_Init before the first unit (longest " + ms(init) + ", rank " + std::to_string(init_rank) +
+              ") and MPI_Finalize after the last (longest " + ms(finalize) + ", rank " + std::to_string(finalize_rank) + ")"};
+}
+
 }  // namespace
 
 std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matching, const std::vector<Arc>& arcs,
@@ -46,6 +73,7 @@ std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matc
   for (std::size_t r = 0; r < ranks; ++r) {
     satisfied[r].resize(calls[r].size());
     for (std::size_t c = 0; c < calls[r].size(); ++c) satisfied[r][c] = calls[r][c].enter;
+    if (!calls[r].empty() && calls[r].front().construct == kInit) satisfied[r][0] = calls[r].front().exit;  // outside the span
   }
   std::vector<const Arc*> freeing;
   freeing.reserve(arcs.size());
@@ -59,13 +87,8 @@ std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matc
     return std::tie(a->from_rank, a->from_call, a->to_rank, a->to_call) < std::tie(b->from_rank, b->from_call, b->to_rank, b->to_call);
   });
 
-  std::uint64_t start = UINT64_MAX, end = 0;
-  for (const auto& rank_calls : calls) {
-    if (rank_calls.empty()) continue;
-    start = std::min(start, rank_calls.front().enter);
-    end = std::max(end, rank_calls.back().exit);
-  }
-  if (start == UINT64_MAX) start = 0;
+  const Span span = span_of(calls);
+  const std::uint64_t start = span.start, end = span.end;
 
   const LanguageInfo language = mpi_language();
   trace::BuilderOptions options;
@@ -75,7 +98,9 @@ std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matc
   options.language = language.name;
   options.constructs = language.constructs;
   options.choices = language.choices;
-  options.metadata = {{"start_ticks", std::to_string(start)}};
+  options.metadata = {{"start_ticks", std::to_string(start)},
+                      {"outside_span", span.outside},
+                      {"os_time", "none: the MPI tool reads no OS share (a rank's time taken by the OS counts as its own)"}};
   options.metadata.insert(options.metadata.end(), content.metadata.begin(), content.metadata.end());
   trace::TraceBuilder builder(content.path, std::move(options));
 

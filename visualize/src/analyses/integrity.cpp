@@ -46,6 +46,8 @@ std::vector<IntegrityRow> integrity_table(const trace::Trace& trace) {
        "cores whose records end before the run did (a merged job's ranks that were killed or aborted), and where"},
       {"clock_order", clock_order_text(trace).empty() ? Json(nullptr) : Json(clock_order_text(trace)), info,
        "messages and collectives out of clock order across hosts, before and after the merge corrected them"},
+      {"outside_span", metadata(trace, "outside_span").empty() ? Json(nullptr) : Json(metadata(trace, "outside_span")), info,
+       "the runtime's start-up and teardown that the front-end left before and after the trace's span"},
   };
 }
 
@@ -68,6 +70,7 @@ void print_integrity(std::ostream& out, const trace::Trace& trace) {
   if (!trace.interrupted.empty()) out << "interrupted:  " << trace.interruption() << '\n';
   if (const std::string cut = metadata(trace, "cores_cut"); !cut.empty()) out << "cores cut:    " << cut << '\n';
   if (const std::string clocks = clock_order_text(trace); !clocks.empty()) out << "clock order:  " << clocks << '\n';
+  if (const std::string outside = metadata(trace, "outside_span"); !outside.empty()) out << "outside span: " << outside << '\n';
 }
 
 std::vector<IntegrityNote> integrity_notes(const trace::Trace& trace) {

@@ -52,13 +52,16 @@ const char* idle_kind_name(IdlePeriod::Kind kind) {
 namespace {
 
 // add_merged_run_notes says what qualifies the figures of a trace merged from several processes:
-// the cores cut short, and how its clocks were put in order.
+// the cores cut short, how its clocks were put in order, and what lies outside its span.
 void add_merged_run_notes(const trace::Trace& trace, Report& report) {
   if (const std::string cut = detail::integrity_note(trace, "cores_cut"); !cut.empty()) {
     report.warnings.push_back(cut + ": the figures cover those cores up to where their records end.");
   }
   if (const std::string clocks = detail::clock_order_text(trace); !clocks.empty()) {
     (detail::integrity_note(trace, "clock_order").empty() ? report.notes : report.warnings).push_back("clock order: " + clocks + ".");
+  }
+  if (const auto outside = trace.metadata.find("outside_span"); outside != trace.metadata.end() && !outside->second.empty()) {
+    report.notes.push_back("not in the figures: " + outside->second + ".");
   }
 }
 
