@@ -270,6 +270,13 @@ TEST(MpiExport, SqliteHasAMessagesTable) {
     ++rows;
   }
   sqlite3_finalize(statement);
+  // What the trace's span leaves out is one metadata row (a key and a note of the same name).
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM metadata WHERE key = 'outside_span'", -1, &statement, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement, 0))),
+            "MPI_Init before the first unit (longest 0.001 ms, rank 0) and MPI_Finalize after the last (longest 0.001 ms, rank 0)");
+  EXPECT_EQ(sqlite3_step(statement), SQLITE_DONE);
+  sqlite3_finalize(statement);
   sqlite3_close(db);
   EXPECT_EQ(rows, 4);
   EXPECT_EQ(pairs, kRing);

@@ -3,6 +3,7 @@
 // grid, MPI_Waitany and MPI_Waitsome completions, every collective kind (blocking and
 // nonblocking), wildcard receives, and a sub-communicator made by MPI_Comm_split. Each pattern runs
 // --steps times with a short spin of work between calls and prints what it did; --pattern picks one.
+#include <csignal>
 #include <array>
 #include <map>
 #include <numeric>
@@ -223,6 +224,9 @@ int main(int argc, char** argv) {
   int abort_rank = -1;
   cli.add_option("--abort-rank", abort_rank, "this rank calls MPI_Abort (exit code 7) after the patterns: a job cut short")
       ->check(CLI::NonNegativeNumber);
+  int kill_rank = -1;
+  cli.add_option("--kill-rank", kill_rank, "this rank kills itself with SIGKILL after the patterns: a rank killed mid-run")
+      ->check(CLI::NonNegativeNumber);
   mpi_apps::parse_or_exit(cli, flags, argc, argv, /*has_fix=*/false);
   const World world = mpi_apps::start(argc, argv, "patterns", pattern == "halo2d" || pattern == "all" ? 4 : 2);
   if ((pattern == "halo2d" || pattern == "all") && world.size != 4) {
@@ -266,6 +270,10 @@ int main(int argc, char** argv) {
   if (world.rank == abort_rank) {
     std::fprintf(stderr, "patterns: rank %d calls MPI_Abort\n", world.rank);
     MPI_Abort(MPI_COMM_WORLD, 7);
+  }
+  if (world.rank == kill_rank) {
+    std::fprintf(stderr, "patterns: rank %d kills itself (SIGKILL)\n", world.rank);
+    std::raise(SIGKILL);
   }
   return mpi_apps::finish(world, "patterns", pattern, flags, started, ok, done);
 }

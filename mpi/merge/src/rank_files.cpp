@@ -126,6 +126,9 @@ void read_defs(RankLog& log) {
       log.comms[c.local] = std::move(c);
     } else if (key == "warning") {
       log.warnings.push_back("rank " + std::to_string(log.rank) + ": " + rest(line, 1));
+    } else if (key == "signal") {
+      need(3);
+      log.cut_why = "ended by signal " + w[1] + " (" + rest(line, 2) + ")";
     } else if (key == "end") {
       need(3);
       log.ended = true;

@@ -1,9 +1,11 @@
 #include "rank_log_writer.h"
 
 #include <fcntl.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <csignal>
 #include <cstring>
 
 namespace moirai::mpi_tool {
@@ -40,8 +42,50 @@ bool RankLogWriter::open(const std::string& folder, int rank, std::string& error
 }
 
 void RankLogWriter::flush() {
-  if (events_fd_ >= 0 && used_ > 0) write_all(events_fd_, buffer_, used_ * sizeof(mpi::RankRecord));
-  used_ = 0;
+  flushing_.store(true, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  const std::size_t used = used_.load(std::memory_order_relaxed);
+  if (events_fd_ >= 0 && used > 0) write_all(events_fd_, buffer_, used * sizeof(mpi::RankRecord));
+  used_.store(0, std::memory_order_relaxed);
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  flushing_.store(false, std::memory_order_relaxed);
+}
+
+namespace {
+
+RankLogWriter* signalled_log = nullptr;  // the writer flush_on_signals armed (one per process)
+constexpr int kEndingSignals[] = {SIGTERM, SIGINT, SIGHUP};  // Linux numbers 15, 2, 1, as on_signal writes them
+
+}  // namespace
+
+void RankLogWriter::flush_on_signals() {
+  signalled_log = this;
+  for (const int number : kEndingSignals) {
+    struct sigaction old {};
+    if (sigaction(number, nullptr, &old) != 0 || old.sa_handler != SIG_DFL || (old.sa_flags & SA_SIGINFO) != 0) continue;
+    struct sigaction action {};
+    action.sa_handler = &RankLogWriter::on_signal;
+    sigemptyset(&action.sa_mask);
+    for (const int other : kEndingSignals) sigaddset(&action.sa_mask, other);
+    action.sa_flags = SA_RESETHAND;  // the default comes back: raising the signal again ends the process
+    sigaction(number, &action, nullptr);
+  }
+}
+
+// on_signal runs only async-signal-safe calls: write(2) of the records whole so far, a line, and
+// the signal raised again under its default action.
+void RankLogWriter::on_signal(int number) {
+  const int saved = errno;
+  RankLogWriter* log = signalled_log;
+  if (log != nullptr && log->events_fd_ >= 0 && !log->flushing_.load(std::memory_order_relaxed)) {
+    const std::size_t used = log->used_.load(std::memory_order_acquire);
+    if (used > 0) write_all(log->events_fd_, log->buffer_, used * sizeof(mpi::RankRecord));
+    log->used_.store(0, std::memory_order_relaxed);
+    const char* line = number == SIGTERM ? "signal 15 SIGTERM\n" : number == SIGINT ? "signal 2 SIGINT\n" : "signal 1 SIGHUP\n";
+    if (log->defs_fd_ >= 0) write_all(log->defs_fd_, line, std::strlen(line));
+  }
+  errno = saved;
+  raise(number);
 }
 
 void RankLogWriter::define(std::string_view line) {

@@ -109,6 +109,7 @@ void start(std::uint64_t enter, int result, int required, int provided, const vo
   write_offset("init", measure_clock_offset(tool.clock_comm));
   if (!tool.log.is_open()) return;
   recording_thread = true;
+  tool.log.flush_on_signals();
   if (provided == MPI_THREAD_MULTIPLE) {
     warn("the program runs MPI_THREAD_MULTIPLE: only the calls of the thread that called MPI_Init are recorded");
   }

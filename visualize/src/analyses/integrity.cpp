@@ -80,6 +80,7 @@ std::vector<IntegrityNote> integrity_notes(const trace::Trace& trace) {
   if (const std::string cut = metadata(trace, "cores_cut"); !cut.empty()) notes.emplace_back("cores_cut", "cut short: " + cut);
   const std::string left = metadata(trace, "clock_violations_left");
   if (!left.empty() && left != "0") notes.emplace_back("clock_order", clock_order_text(trace));
+  if (const std::string outside = metadata(trace, "outside_span"); !outside.empty()) notes.emplace_back("outside_span", outside);
   return notes;
 }
 

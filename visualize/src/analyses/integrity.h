@@ -37,11 +37,12 @@ nlohmann::ordered_json integrity_json(const trace::Trace& trace);
 // was cut), what the reader left out and why, and how a signal ended the run.
 void print_integrity(std::ostream& out, const trace::Trace& trace);
 
-// IntegrityNote is a data loss in words: ("cut", where the trace ends) for a trace cut short,
-// ("integrity", what the reader left out, in one line) for one it had to leave parts out of.
+// IntegrityNote is a data loss or a limit of the data in words: ("cut", where the trace ends) for
+// a trace cut short, ("integrity", what the reader left out, in one line) for one it had to leave
+// parts out of; a merged trace's cores cut, clocks out of order and what lies outside its span.
 using IntegrityNote = std::pair<std::string, std::string>;
-// integrity_notes are the notes of `trace` (none for a complete, sound trace): what the report
-// puts before its figures and every export carries in its metadata.
+// integrity_notes are the notes of `trace` (none for a complete, sound trace of one process): what
+// the report puts before its figures and every export carries in its metadata.
 std::vector<IntegrityNote> integrity_notes(const trace::Trace& trace);
 // clock_order_text says how many messages and collectives of a merged trace were out of clock
 // order across hosts before and after correction (metadata clock_violations, _left, clock_correction;

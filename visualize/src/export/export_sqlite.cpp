@@ -187,7 +187,9 @@ void write_definitions(Database& db, const trace::Trace& trace, const detail::Ex
   metadata(std::string("time_unit"))(std::string("ns since the run's first reading (*_ns columns)")).row();
   metadata(std::string("makespan_ns"))(std::to_string(model.duration_ns(model.origin, model.origin + model.graph.makespan))).row();
   metadata(std::string("complete"))(std::string(trace.complete ? "1" : "0")).row();
-  for (const auto& [name, text] : detail::integrity_notes(trace)) metadata(name)(text).row();
+  for (const auto& [name, text] : detail::integrity_notes(trace)) {
+    if (!trace.metadata.contains(name)) metadata(name)(text).row();  // a merged trace's notes are its keys already
+  }
   auto construct = db.insert("INSERT INTO constructs VALUES (?, ?)");
   for (std::uint32_t kind = 0; kind < trace.constructs.size(); ++kind) construct(kind)(trace.construct_name(kind)).row();
   auto site = db.insert("INSERT INTO call_sites VALUES (?, ?, ?, ?, ?)");

@@ -119,6 +119,9 @@ inline constexpr std::uint64_t kNoComm = 0xFFFF;
 //        MPI_COMM_SELF, ids 0 and 1, and a communicator the tool first met in a call it does not
 //        wrap, e.g. MPI_Cart_create's, defined then)
 //   warning <text>                                (what the tool could not record: shown by the merge)
+//   signal <number> <name>                       (a signal that ends the process by default, e.g.
+//        SIGTERM from the launcher after another rank's MPI_Abort, came before MPI_Finalize: the
+//        records were written first and the rank ends there)
 //   end <records written> <finalize time>        (the rank reached MPI_Finalize; absent: cut)
 
 // events_file_name / defs_file_name are rank `rank`'s files inside the rank folder.
