@@ -15,7 +15,8 @@
 # build/release, built with the release preset unless --no-build or --build-dir). RANKS is
 # MOIRAI_BENCH_RANKS (default 2: a core per rank on this 2-core machine). The launcher's flags are
 # cmake/MoiraiMPI.cmake's MOIRAI_MPIRUN_FLAGS. Run it on a quiet machine with a core per rank: the
-# tool reads no OS share, so a rank whose core another process takes is late by what the OS took.
+# tool reads the OS's share only per run, so a rank whose core another process takes is late by
+# what the OS took (the report then starts with "machine was busy").
 source "$(dirname "${BASH_SOURCE[0]}")/script_start.sh"
 
 bench_repeat_args 19 5 "$@"

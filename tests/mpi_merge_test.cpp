@@ -493,6 +493,25 @@ TEST(MpiMerge, RanksOnTwoNodesAreNamed) {
   EXPECT_EQ(m.trace.vps[3].name, "rank 3 on node1");
 }
 
+// Each rank's wait for a CPU between the recording's start and MPI_Finalize is the OS's share of
+// its core over the run; a rank with no reading leaves the whole trace without one.
+TEST(MpiMerge, EachRanksWaitForACpuIsTheOsShareOfItsCore) {
+  RankLogWriter w = ring(4);
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    w.line(r, "run_queue_wait init " + std::to_string(1000 * r) + " 2000");
+    w.line(r, "run_queue_wait finalize " + std::to_string(1000 * r + 250 * r) + " 9000");
+  }
+  const Merged m = merge(w, "run-queue");
+  EXPECT_EQ(m.trace.metadata.at("os_core_run_queue_wait_ns"), "0,250,500,750");
+  EXPECT_EQ(m.trace.metadata.at("os_time").rfind("each rank's wait for a CPU", 0), 0u);
+
+  RankLogWriter partial = ring(4);
+  partial.line(0, "run_queue_wait init 0 2000");
+  const Merged none = merge(partial, "run-queue-partial");
+  EXPECT_EQ(none.trace.metadata.count("os_core_run_queue_wait_ns"), 0u);
+  EXPECT_EQ(none.trace.metadata.at("os_time").rfind("none: ", 0), 0u);
+}
+
 }  // namespace
 
 // The tool names MPI_COMM_WORLD and MPI_COMM_SELF in every rank's .defs: taken when they say what

@@ -57,6 +57,25 @@ std::string collective_constructs() {
 
 }  // namespace
 
+// add_run_queue_waits says what the OS took from each rank over the trace's span: the time its
+// recording thread waited for a CPU (the kernel's run_delay, read at the recording's start and at
+// MPI_Finalize). Per rank, not per unit: the views read it as the OS's share of each core; where a
+// rank's kernel gave no reading (or a rank was cut before MPI_Finalize), none is claimed.
+void add_run_queue_waits(const std::vector<RankLog>& logs, std::vector<std::pair<std::string, std::string>>& metadata) {
+  std::vector<std::string> waited;
+  for (const RankLog& log : logs) {
+    if (!log.wait_init || !log.wait_finalize || log.wait_finalize->waited < log.wait_init->waited) {
+      metadata.emplace_back("os_time", "none: the MPI tool read no OS share for rank " + std::to_string(log.rank) +
+                                           " (no run queue wait at MPI_Init and MPI_Finalize: cut short, or the kernel gives none)");
+      return;
+    }
+    waited.push_back(std::to_string(log.wait_finalize->waited - log.wait_init->waited));
+  }
+  metadata.emplace_back("os_time", "each rank's wait for a CPU over the trace's span (the kernel's run queue wait, "
+                                   "/proc/thread-self/schedstat), per rank, not per unit");
+  metadata.emplace_back("os_core_run_queue_wait_ns", joined(waited, ","));
+}
+
 MergeResult merge_rank_logs(const MergeOptions& options) {
   std::vector<RankLog> logs = read_rank_logs(options.ranks_dir);
   const Communicators comms = unify_communicators(logs);
@@ -124,6 +143,7 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
       {"collective_constructs", collective_constructs()},
   };
   if (!cut.empty()) content.metadata.emplace_back("cores_cut", joined(cut, "; "));
+  add_run_queue_waits(logs, content.metadata);
   std::vector<Arc> arcs = matching.messages;
   arcs.insert(arcs.end(), clocks.collective_arcs.begin(), clocks.collective_arcs.end());
   result.units = write_trace(logs, matching, arcs, content);

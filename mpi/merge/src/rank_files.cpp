@@ -17,6 +17,15 @@ namespace fs = std::filesystem;
 
 [[noreturn]] void fail(const std::string& where, const std::string& problem) { throw MergeError(where + ": " + problem); }
 
+// at_init_or_finalize is the reading a line names by `when` (`init` or `finalize`) of a `key` line.
+template <class Reading>
+std::optional<Reading>& at_init_or_finalize(const std::string& when, std::optional<Reading>& init, std::optional<Reading>& finalize,
+                                            const std::string& where, const std::string& key) {
+  if (when == "init") return init;
+  if (when == "finalize") return finalize;
+  fail(where, "a line '" + key + "' is 'init' or 'finalize', not '" + when + "'");
+}
+
 // words splits a line at single spaces.
 std::vector<std::string> words(const std::string& line) {
   std::vector<std::string> out;
@@ -82,14 +91,12 @@ void read_defs(RankLog& log) {
       log.command = rest(line, 1);
     } else if (key == "offset") {
       need(4);
-      const Offset o{number<std::int64_t>(w[2], where, "offset"), number<std::uint64_t>(w[3], where, "round trip")};
-      if (w[1] == "init") {
-        log.offset_init = o;
-      } else if (w[1] == "finalize") {
-        log.offset_finalize = o;
-      } else {
-        fail(where, "an offset is 'init' or 'finalize', not '" + w[1] + "'");
-      }
+      at_init_or_finalize(w[1], log.offset_init, log.offset_finalize, where, key) =
+          Offset{number<std::int64_t>(w[2], where, "offset"), number<std::uint64_t>(w[3], where, "round trip")};
+    } else if (key == "run_queue_wait") {
+      need(4);
+      at_init_or_finalize(w[1], log.wait_init, log.wait_finalize, where, key) =
+          RankLog::RunQueueWait{number<std::uint64_t>(w[2], where, "wait"), number<std::uint64_t>(w[3], where, "time")};
     } else if (key == "site") {
       need(4);
       SiteDef site{number<std::uint32_t>(w[2], where, "line"), w[3], rest(line, 4)};

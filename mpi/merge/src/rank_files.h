@@ -41,6 +41,11 @@ struct RankLog {
   std::string command;
   std::string defs_path, events_path;
   std::optional<Offset> offset_init, offset_finalize;
+  // RunQueueWait is the recording thread's wait for a CPU so far (ns) at `time` (the rank's clock).
+  struct RunQueueWait {
+    std::uint64_t waited = 0, time = 0;
+  };
+  std::optional<RunQueueWait> wait_init, wait_finalize;
   std::map<std::uint32_t, SiteDef> sites;
   std::map<std::uint16_t, CommDef> comms;
   std::vector<std::string> warnings;

@@ -98,9 +98,7 @@ std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matc
   options.language = language.name;
   options.constructs = language.constructs;
   options.choices = language.choices;
-  options.metadata = {{"start_ticks", std::to_string(start)},
-                      {"outside_span", span.outside},
-                      {"os_time", "none: the MPI tool reads no OS share (a rank's time taken by the OS counts as its own)"}};
+  options.metadata = {{"start_ticks", std::to_string(start)}, {"outside_span", span.outside}};
   options.metadata.insert(options.metadata.end(), content.metadata.begin(), content.metadata.end());
   trace::TraceBuilder builder(content.path, std::move(options));
 

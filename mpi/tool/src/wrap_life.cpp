@@ -72,6 +72,16 @@ void define_rank(int rank, int size) {
   log.define("clock monotonic 1");
 }
 
+// write_run_queue_wait writes how long this thread has waited for a CPU so far (the kernel's
+// run_delay in /proc/thread-self/schedstat) and when: read at the recording's start and at
+// MPI_Finalize, never on a call's path. Nothing is written where the kernel does not say.
+void write_run_queue_wait(const char* when) {
+  std::ifstream file("/proc/thread-self/schedstat");
+  unsigned long long on_cpu = 0, waited = 0;
+  if (!(file >> on_cpu >> waited)) return;
+  the_tool->log.define(std::string("run_queue_wait ") + when + " " + std::to_string(waited) + " " + std::to_string(now_ns()));
+}
+
 void write_offset(const char* when, const ClockOffset& offset) {
   the_tool->log.define(std::string("offset ") + when + " " + std::to_string(offset.offset_ns) + " " +
                        std::to_string(offset.round_trip_ns));
@@ -110,6 +120,7 @@ void start(std::uint64_t enter, int result, int required, int provided, const vo
   if (!tool.log.is_open()) return;
   recording_thread = true;
   tool.log.flush_on_signals();
+  write_run_queue_wait("init");
   if (provided == MPI_THREAD_MULTIPLE) {
     warn("the program runs MPI_THREAD_MULTIPLE: only the calls of the thread that called MPI_Init are recorded");
   }
@@ -194,6 +205,7 @@ MOIRAI_MPI_WRAPPER MPI_Finalize() {
   if (tool.clock_comm == MPI_COMM_NULL) return PMPI_Finalize();
   std::uint64_t enter = now_ns();
   bool recording = tool.recording.exchange(false);
+  if (recording) write_run_queue_wait("finalize");
   write_offset("finalize", measure_clock_offset(tool.clock_comm));
   PMPI_Comm_free(&tool.clock_comm);
   int result = PMPI_Finalize();

@@ -59,7 +59,15 @@ OsLoad os_load(const trace::Trace& trace) {
   const std::vector<double> others = per_core(trace, "os_core_other_busy_ns");
   const std::vector<double> steals = per_core(trace, "os_core_steal_ns");
   const std::vector<double> unpinned = per_core(trace, "os_unpinned_cores");
+  // A front-end that measured the OS's share per core over the run, not per unit (an MPI rank's
+  // run queue wait), gives it here; the units then carry none.
+  const std::vector<double> waited = per_core(trace, "os_core_run_queue_wait_ns");
   for (CoreOsLoad& core : load.cores) {
+    if (core.taken == 0 && core.core < waited.size() && waited[core.core] > 0) {
+      core.taken = static_cast<std::uint64_t>(waited[core.core] * trace.clock_hz / 1e9);
+      core.per_run = true;
+      load.taken += core.taken;
+    }
     core.share = span ? static_cast<double>(core.taken) / static_cast<double>(span) : 0;
     if (core.core < cpus.size()) core.cpu = static_cast<int>(cpus[core.core]);
     if (core.core < others.size()) core.other_busy_ns = others[core.core];

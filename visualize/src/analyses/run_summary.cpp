@@ -148,9 +148,13 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
     out << "; what it took from the units' work, per core:\n";
     for (const CoreOsLoad& c : os.cores) {
       out << "  core " << c.core << (c.cpu >= 0 ? " (cpu " + std::to_string(c.cpu) + ")" : std::string()) << ": "
-          << ms(c.taken) << " ms taken (" << fixed(100.0 * c.share, 1) << "% of the run) from " << c.units_hit
-          << (c.units_hit == 1 ? " unit" : " units") << ", " << c.switches << " involuntary switches, "
-          << c.migrations << " migrations";
+          << ms(c.taken) << " ms taken (" << fixed(100.0 * c.share, 1) << "% of the run) from ";
+      if (c.per_run) {
+        out << "the run (not measured per unit)";
+      } else {
+        out << c.units_hit << (c.units_hit == 1 ? " unit" : " units") << ", " << c.switches << " involuntary switches, "
+            << c.migrations << " migrations";
+      }
       if (c.other_busy_ns >= 0) out << "; other work on its CPU " << fixed(c.other_busy_ns / 1e6) << " ms";
       if (c.steal_ns >= 0) out << ", hypervisor steal " << fixed(c.steal_ns / 1e6) << " ms";
       if (c.unpinned) out << "; its thread moved to another CPU (not pinned)";
@@ -231,7 +235,8 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
                             {"switches", c.switches},
                             {"migrations", c.migrations},
                             {"other_busy_s", or_null(c.other_busy_ns / 1e9, 6)},
-                            {"steal_s", or_null(c.steal_ns / 1e9, 6)}});
+                            {"steal_s", or_null(c.steal_ns / 1e9, 6)},
+                            {"per_run", c.per_run}});
   }
   json["os"] = Json{{"method", os.method}, {"per_core", os_cores}};
   json["counters"] = Json::object();

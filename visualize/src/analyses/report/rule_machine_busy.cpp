@@ -39,18 +39,27 @@ void run(const Analysis& a, Ledger&, RuleOutput& out) {
     text += " from the units running there, to run something else (";
     for (std::size_t i = 0; i < busy.size(); ++i) {
       const CoreOsLoad& core = load.cores[busy[i]];
-      text += std::string(i ? "; " : "") + "core " + std::to_string(core.core) + ": " +
-              std::to_string(core.units_hit) + " of " + detail::plural(a.units_on_core[core.core].size(), "unit") + " hit, " +
-              std::to_string(core.switches) + " involuntary switch" + (core.switches == 1 ? "" : "es");
+      text += std::string(i ? "; " : "") + "core " + std::to_string(core.core) + ": ";
+      if (core.per_run) {
+        text += "its thread waited for a CPU " + detail::fixed(static_cast<double>(core.taken) * 1e3 / a.trace.clock_hz, 1) +
+                " ms over the run (measured per run, not per unit)";
+      } else {
+        text += std::to_string(core.units_hit) + " of " + detail::plural(a.units_on_core[core.core].size(), "unit") + " hit, " +
+                std::to_string(core.switches) + " involuntary switch" + (core.switches == 1 ? "" : "es");
+      }
       if (core.cpu >= 0 && core.other_busy_ns >= 0) {
         text += ", on CPU " + std::to_string(core.cpu) + " other work ran " +
                 detail::fixed(core.other_busy_ns / 1e6, 1) + " ms";
         if (core.steal_ns > 0) text += " and the hypervisor stole " + detail::fixed(core.steal_ns / 1e6, 1) + " ms";
       }
     }
-    text += "). Those units' spans, and every time below for " + a.words.core_set(busy) +
-            ", are inflated by it: the work figures leave it out (the SCG draws it in gold), but waits on those cores "
-            "lasted longer too. Rerun on an idle machine for figures to compare";
+    const bool per_run = load.cores[busy.front()].per_run;
+    text += std::string("). ") + (per_run ? "Every time below for " : "Those units' spans, and every time below for ") +
+            a.words.core_set(busy) + ", are inflated by it: " +
+            (per_run ? "measured over the run, not per unit, it is in the work figures too, and waits for those cores "
+                       "lasted longer; a late arrival there may be the OS's, not the program's"
+                     : "the work figures leave it out (the SCG draws it in gold), but waits on those cores lasted longer too") +
+            ". Rerun on an idle machine for figures to compare";
   }
   if (!moved.empty()) text += std::string(busy.empty() ? "" : ". ") + moved + " (pinned threads never do)";
   out.warnings.push_back(text + ".");

@@ -118,6 +118,8 @@ inline constexpr std::uint64_t kNoComm = 0xFFFF;
 //        the local group, then `|`, then the remote group; parent 65535: MPI_COMM_WORLD and
 //        MPI_COMM_SELF, ids 0 and 1, and a communicator the tool first met in a call it does not
 //        wrap, e.g. MPI_Cart_create's, defined then)
+//   run_queue_wait init|finalize <ns> <time>     (how long the recording thread had waited for a CPU,
+//        the kernel's schedstat run_delay, read at the recording's start and at MPI_Finalize)
 //   warning <text>                                (what the tool could not record: shown by the merge)
 //   signal <number> <name>                       (a signal that ends the process by default, e.g.
 //        SIGTERM from the launcher after another rank's MPI_Abort, came before MPI_Finalize: the

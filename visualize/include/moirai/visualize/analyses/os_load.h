@@ -25,6 +25,8 @@ struct CoreOsLoad {
   bool unpinned = false;         // its thread ended on another CPU than it started on
   double other_busy_ns = -1;     // other work on that CPU during the run (-1: not recorded)
   double steal_ns = -1;          // the hypervisor's steal from that CPU (-1: not recorded)
+  bool per_run = false;          // `taken` was measured over the whole run (a process's run queue
+                                 // wait), not per unit: no unit is known to be hit
 };
 
 // OsLoad is the whole run's.
