@@ -44,9 +44,11 @@ fs::path scratch(const std::string& name) {
   return dir;
 }
 
-// ring_and_allreduce: every rank posts a receive from its left, sends 8 bytes to its right (tag
-// 7), waits for both, then all reduce. Rank r's send is message r+1's... in the merge's order;
+// ring_and_allreduce: every rank posts a receive from its left, sends 8 x (rank + 1) bytes to its
+// right (tag 7), waits for both, then all reduce, sending 16 x (rank + 1) bytes. Rank r's send is message r+1's... in the merge's order;
 // the tests below name messages by their (sender, receiver) pair only.
+std::uint64_t sent(std::uint32_t rank) { return 8 * (rank + 1); }
+
 RankLogWriter ring_and_allreduce() {
   RankLogWriter w(kRanks);
   for (std::uint32_t r = 0; r < kRanks; ++r) {
@@ -59,11 +61,11 @@ RankLogWriter ring_and_allreduce() {
     const std::uint32_t recv = w.record(r);
     w.call(r, Op::irecv, 3000, 3100, Envelope{.peer = left, .tag = 7, .value = 8, .site = 1});
     const std::uint32_t send = w.record(r);
-    w.call(r, Op::isend, 3200 + r * 100, 3300 + r * 100, Envelope{.peer = right, .tag = 7, .value = 8, .site = 2});
+    w.call(r, Op::isend, 3200 + r * 100, 3300 + r * 100, Envelope{.peer = right, .tag = 7, .value = sent(r), .site = 2});
     w.call(r, Op::waitall, 3800, 5000, Envelope{.site = 3});
-    w.completion(r, recv, left, 7, 8);
+    w.completion(r, recv, left, 7, sent(static_cast<std::uint32_t>(left)));
     w.completion(r, send);
-    w.call(r, Op::allreduce, 6000 + r * 200, 7000, Envelope{.value = 8, .site = 3});
+    w.call(r, Op::allreduce, 6000 + r * 200, 7000, Envelope{.value = 2 * sent(r), .site = 3});
     w.call(r, Op::finalize, 8000, 9000);
   }
   return w;
@@ -156,16 +158,18 @@ TEST(MpiExport, Otf2ListsEachMessageAsMpiSendAndMpiRecvBetweenTheRightRanks) {
   const std::string printed = moirai::test_support::command_output(std::string(OTF2_PRINT) + " " + out + "/traces.otf2");
   // otf2-print: "MPI_SEND  <location>  <time>  Receiver: R, Communicator: ..., Tag: T, Length: ..."
   std::multiset<std::pair<int, int>> sends, receives;
-  const std::regex send(R"re(^MPI_SEND\s+(\d+)\s+\d+\s+Receiver: (\d+))re");
-  const std::regex receive(R"re(^MPI_RECV\s+(\d+)\s+\d+\s+Sender: (\d+))re");
+  const std::regex send(R"re(^MPI_SEND\s+(\d+)\s+\d+\s+Receiver: (\d+).*Tag: (\d+), Length: (\d+))re");
+  const std::regex receive(R"re(^MPI_RECV\s+(\d+)\s+\d+\s+Sender: (\d+).*Tag: (\d+), Length: (\d+))re");
   std::istringstream lines(printed);
   for (std::string line; std::getline(lines, line);) {
     std::smatch found;
-    if (std::regex_search(line, found, send)) {
-      sends.insert({std::stoi(found[1]), std::stoi(found[2])});
-    } else if (std::regex_search(line, found, receive)) {
-      receives.insert({std::stoi(found[2]), std::stoi(found[1])});
-    }
+    const bool is_send = std::regex_search(line, found, send);
+    if (!is_send && !std::regex_search(line, found, receive)) continue;
+    const int from = std::stoi(found[is_send ? 1 : 2]), to = std::stoi(found[is_send ? 2 : 1]);
+    (is_send ? sends : receives).insert({from, to});
+    // The message's own tag and length, from the trace's message record.
+    EXPECT_EQ(found[3].str(), "7") << line;
+    EXPECT_EQ(std::stoull(found[4].str()), sent(static_cast<std::uint32_t>(from))) << line;
   }
   EXPECT_EQ(sends, kRing) << printed.substr(0, 4000);
   EXPECT_EQ(receives, kRing) << printed.substr(0, 4000);
@@ -176,7 +180,10 @@ TEST(MpiExport, Otf2ListsEachMessageAsMpiSendAndMpiRecvBetweenTheRightRanks) {
   for (std::string line; std::getline(again, line);) {
     std::smatch found;
     if (std::regex_search(line, found, std::regex(R"re(^MPI_COLLECTIVE_BEGIN\s+(\d+))re"))) begun.insert(std::stoi(found[1]));
-    if (std::regex_search(line, found, std::regex(R"re(^MPI_COLLECTIVE_END\s+(\d+).*ALLREDUCE)re"))) ended.insert(std::stoi(found[1]));
+    if (std::regex_search(line, found, std::regex(R"re(^MPI_COLLECTIVE_END\s+(\d+).*ALLREDUCE.*Sent: (\d+))re"))) {
+      ended.insert(std::stoi(found[1]));
+      EXPECT_EQ(std::stoull(found[2].str()), 2 * sent(static_cast<std::uint32_t>(std::stoi(found[1])))) << line;
+    }
   }
   EXPECT_EQ(begun, (std::set<int>{0, 1, 2, 3})) << printed.substr(0, 4000);
   EXPECT_EQ(ended, (std::set<int>{0, 1, 2, 3}));
@@ -205,6 +212,9 @@ TEST(MpiExport, PerfettoHasOneFlowPerMessageFromTheSendersUnitToTheReceivers) {
     auto& pair = messages[number];
     (phase == "s" ? pair.first : pair.second) = event.at("tid").get<int>();
     starts[number] += phase == "s";
+    if (phase == "s") {
+      EXPECT_EQ(event.at("args").at("bytes").get<std::uint64_t>(), sent(event.at("tid").get<std::uint32_t>())) << event;
+    }
   }
   std::multiset<std::pair<int, int>> pairs;
   for (const auto& [number, pair] : messages) {
@@ -269,6 +279,31 @@ TEST(MpiExport, SqliteHasAMessagesTable) {
     EXPECT_EQ(sqlite3_column_int(statement, 6), 30);  // the waitall's
     ++rows;
   }
+  sqlite3_finalize(statement);
+  // What each message carried, from the trace's message records; the communicator by name.
+  ASSERT_EQ(sqlite3_prepare_v2(db,
+                               "SELECT m.from_core, m.bytes, m.tag, m.any_source, m.any_tag, k.name, k.size FROM messages m "
+                               "JOIN communicators k ON k.communicator = m.communicator ORDER BY m.from_core",
+                               -1, &statement, nullptr),
+            SQLITE_OK)
+      << sqlite3_errmsg(db);
+  int carried = 0;
+  while (sqlite3_step(statement) == SQLITE_ROW) {
+    const auto from = static_cast<std::uint32_t>(sqlite3_column_int(statement, 0));
+    EXPECT_EQ(static_cast<std::uint64_t>(sqlite3_column_int64(statement, 1)), sent(from));
+    EXPECT_EQ(sqlite3_column_int(statement, 2), 7);
+    EXPECT_EQ(sqlite3_column_int(statement, 3), 0);
+    EXPECT_EQ(sqlite3_column_int(statement, 4), 0);
+    EXPECT_EQ(std::string(reinterpret_cast<const char*>(sqlite3_column_text(statement, 5))), "MPI_COMM_WORLD");
+    EXPECT_EQ(sqlite3_column_int(statement, 6), 4);
+    ++carried;
+  }
+  sqlite3_finalize(statement);
+  EXPECT_EQ(carried, 4);
+  ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT sum(bytes), count(*) FROM collective_calls", -1, &statement, nullptr), SQLITE_OK);
+  ASSERT_EQ(sqlite3_step(statement), SQLITE_ROW);
+  EXPECT_EQ(sqlite3_column_int64(statement, 0), 16 + 32 + 48 + 64);
+  EXPECT_EQ(sqlite3_column_int(statement, 1), 4);
   sqlite3_finalize(statement);
   // What the trace's span leaves out is one metadata row (a key and a note of the same name).
   ASSERT_EQ(sqlite3_prepare_v2(db, "SELECT value FROM metadata WHERE key = 'outside_span'", -1, &statement, nullptr), SQLITE_OK);

@@ -558,3 +558,99 @@ TEST(MpiMerge, AClockErrorNoShiftCanOrderIsLeftAsMeasured) {
   EXPECT_LE(m.result.clock_violations_left, m.result.clock_violations);
   EXPECT_EQ(m.trace.metadata.at("clock_shifts_ns"), "");
 }
+
+namespace {
+
+// A message as the tests name its envelope: sender, receiver, bytes, tag, communicator, flags.
+using EnvelopeT = std::tuple<std::uint32_t, std::uint32_t, std::uint64_t, std::int32_t, std::string, std::uint16_t>;
+
+// envelopes_of reads back the message record of every message a send constraint holds.
+std::multiset<EnvelopeT> envelopes_of(const moirai::trace::Trace& trace) {
+  std::map<std::uint64_t, std::uint32_t> rank_of;
+  for (const auto& unit : trace.units) rank_of[unit.record.unit] = static_cast<std::uint32_t>(unit.record.vp - 1);
+  std::multiset<EnvelopeT> envelopes;
+  std::set<std::uint64_t> seen;
+  for (const auto& c : trace.constraints) {
+    if (trace.construct_name(c.construct) != "send" || !seen.insert(c.match).second) continue;
+    const moirai::trace::MessageRecord* m = trace.message(c.match);
+    if (m == nullptr) {
+      ADD_FAILURE() << "no message record for match " << c.match;
+      continue;
+    }
+    envelopes.insert({rank_of.at(c.from), rank_of.at(c.to), m->bytes, m->tag, trace.communicator_name(m->comm), m->flags});
+  }
+  return envelopes;
+}
+
+}  // namespace
+
+// Every message keeps its bytes, its tag (a receive for any tag: the one it matched), its
+// communicator as the merge unified it (a Comm_split's sub-communicators named by their ranks) and
+// whether its receive was a wildcard; each collective call keeps what its rank sent.
+TEST(MpiMerge, MessagesKeepTheirBytesTagCommunicatorAndWildcards) {
+  RankLogWriter w(4);
+  init_all(w, 4);
+  for (std::uint32_t r = 0; r < 4; ++r) {
+    w.line(r, r % 2 == 0 ? "comm 2 0 2 0 2" : "comm 2 0 2 1 3");
+    w.call(r, Op::comm_split, 3000 + r * 100, 4000, {.value = 2});
+  }
+  const std::uint32_t any = w.record(0);
+  w.call(0, Op::irecv, 4100, 4110, {.peer = mpi::kAnySource, .tag = 7, .flags = mpi::kFlagWildcardSource});
+  w.call(0, Op::waitall, 4200, 6000);
+  w.completion(0, any, 3, 7, 16);
+  w.call(0, Op::recv, 6100, 7000, {.peer = 2, .tag = 9, .value = 32, .flags = mpi::kFlagWildcardTag});  // the status's tag
+  w.call(0, Op::send, 7100, 7200, {.peer = 2, .tag = 5, .value = 100, .comm = 2});
+  w.call(1, Op::send, 7100, 7200, {.peer = 3, .tag = 5, .value = 200, .comm = 2});
+  w.call(2, Op::send, 6500, 6600, to(0, 32, 9));
+  w.call(2, Op::recv, 7000, 7500, {.peer = 0, .tag = 5, .value = 100, .comm = 2});
+  w.call(3, Op::send, 4500, 4600, to(0, 16, 7));
+  w.call(3, Op::recv, 7000, 7500, {.peer = 1, .tag = 5, .value = 200, .comm = 2});
+  for (std::uint32_t r = 0; r < 4; ++r) w.call(r, Op::allreduce, 8000 + (r >= 2 ? 100 : 0), 9000, {.value = 8 * (r + 1), .comm = 2});
+  for (std::uint32_t r = 0; r < 4; ++r) w.call(r, Op::finalize, 10000, 11000);
+  const Merged m = merge(w, "envelopes");
+  const std::string even = "communicator 2 of MPI_COMM_WORLD: ranks 0,2", odd = "communicator 4 of MPI_COMM_WORLD: ranks 1,3";
+  const std::multiset<EnvelopeT> expected = {{3, 0, 16, 7, "MPI_COMM_WORLD", moirai::trace::kMessageAnySource},
+                                             {2, 0, 32, 9, "MPI_COMM_WORLD", moirai::trace::kMessageAnyTag},
+                                             {0, 2, 100, 5, even, 0},
+                                             {1, 3, 200, 5, odd, 0}};
+  EXPECT_EQ(envelopes_of(m.trace), expected);
+  EXPECT_EQ(m.trace.messages.size(), 4u);
+  EXPECT_TRUE(m.trace.integrity.sound()) << m.trace.integrity.summary();
+  EXPECT_EQ(m.trace.communicators.size(), 3u) << "only the communicators a record names are defined";
+  EXPECT_EQ(m.trace.communicators.at(2).size, 2u);
+  // The allreduce on each sub-communicator: what each rank sent, by the unit its call ended (the
+  // Comm_split, whose value is a communicator, is no transfer).
+  std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> sent;
+  for (const auto& unit : m.trace.units) {
+    const auto call = m.trace.collective_calls.find(unit.record.unit);
+    if (call == m.trace.collective_calls.end()) continue;
+    EXPECT_EQ(m.trace.construct_name(unit.record.ended_by), "allreduce");
+    sent[static_cast<std::uint32_t>(unit.record.vp - 1)] = {call->second.bytes, m.trace.communicator_name(call->second.comm)};
+  }
+  const std::map<std::uint32_t, std::pair<std::uint64_t, std::string>> expected_sent = {
+      {0, {8, even}}, {1, {16, odd}}, {2, {24, even}}, {3, {32, odd}}};
+  EXPECT_EQ(sent, expected_sent);
+}
+
+// A blocking send waits for its receive above Open MPI's eager limit for the transport between
+// the two ranks: 4 KiB in one node's shared memory, 64 KiB over TCP between nodes.
+TEST(MpiMerge, TheEagerLimitIsTheTransportsBetweenTheTwoRanks) {
+  RankLogWriter w(2);
+  init_all(w, 2);
+  w.call(0, Op::send, 3000, 9000, to(1, 32768, 4));     // call 1: above 4 KiB, below 64 KiB
+  w.call(1, Op::recv, 8000, 9500, to(0, 32768, 4));
+  w.call(0, Op::send, 9600, 12000, to(1, 100000, 4));   // call 2: above both
+  w.call(1, Op::recv, 11000, 12500, to(0, 100000, 4));
+  for (std::uint32_t r = 0; r < 2; ++r) w.call(r, Op::finalize, 13000, 14000);
+  const Merged one_node = merge(w, "eager-one-node");
+  EXPECT_EQ(one_node.arcs.count({"rendezvous", 1, 1, 0, 1}), 1u);
+  EXPECT_EQ(one_node.arcs.count({"rendezvous", 1, 2, 0, 2}), 1u);
+  w.line(1, "host node1");
+  const Merged two_nodes = merge(w, "eager-two-nodes");
+  EXPECT_EQ(two_nodes.arcs.count({"rendezvous", 1, 1, 0, 1}), 0u) << "32 KiB goes eagerly over TCP";
+  EXPECT_EQ(two_nodes.arcs.count({"rendezvous", 1, 2, 0, 2}), 1u);
+  EXPECT_EQ(two_nodes.trace.metadata.at("mpi.eager_limit"), "4096");
+  EXPECT_EQ(two_nodes.trace.metadata.at("mpi.eager_limit_across_nodes"), "65536");
+  // The message records hold both sizes either way.
+  EXPECT_EQ(two_nodes.trace.message(1)->bytes + two_nodes.trace.message(2)->bytes, 32768u + 100000u);
+}

@@ -654,4 +654,101 @@ TEST(TraceLanguageChoices, ChoicesAnOlderTraceCannotHoldOrTheFormatDoesNotKnowAr
 }
 
 
+// message_trace is a sound trace of two cores with one message (match 1, core 0 to core 1) and one
+// collective call (unit 2), then what `extra` adds, as bytes.
+Bytes message_trace(const std::function<void(test_support::TraceBuilder&)>& extra = {}) {
+  const std::string path = temp_path("messages");
+  test_support::TraceBuilder out(2);
+  out.communicator(0, 2, "MPI_COMM_WORLD");
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.constraint(0, 0, 1, 3, 200, 1);
+  out.message(0, 1, 4096, 7, 0, trace::kMessageAnyTag);
+  out.unit(0, 2, 1, 300, 310, 400, 420, 0, 0);
+  out.collective_call(0, 2, 64, 0);
+  out.unit(1, 3, 2, 250, 260, 390, 400, 0, 0);
+  if (extra) extra(out);
+  out.write(path);
+  Bytes bytes = file_bytes(path);
+  std::remove(path.c_str());
+  return bytes;
+}
+
+TEST(TraceMessages, AMessageRecordIsReadByItsMatchAndACollectiveCallByItsUnit) {
+  const trace::Trace t = read_bytes(message_trace());
+  EXPECT_TRUE(t.integrity.sound()) << t.integrity.summary();
+  const trace::MessageRecord* m = t.message(1);
+  ASSERT_NE(m, nullptr);
+  EXPECT_EQ(m->bytes, 4096u);
+  EXPECT_EQ(m->tag, 7);
+  EXPECT_EQ(m->flags, trace::kMessageAnyTag);
+  EXPECT_EQ(t.communicator_name(m->comm), "MPI_COMM_WORLD");
+  EXPECT_EQ(t.communicators.at(0).size, 2u);
+  EXPECT_EQ(t.message(2), nullptr);
+  ASSERT_EQ(t.collective_calls.count(2), 1u);
+  EXPECT_EQ(t.collective_calls.at(2).bytes, 64u);
+}
+
+TEST(TraceMessages, AStrayOrRepeatedMessageRecordIsLeftOutWithAWarning) {
+  const trace::Trace t = read_bytes(message_trace([](test_support::TraceBuilder& out) {
+    out.message(1, 1, 8, 7, 0);   // match 1 again
+    out.message(1, 9, 8, 7, 0);   // no constraint holds match 9
+  }));
+  EXPECT_EQ(t.integrity.messages_left_out, 2u);
+  ASSERT_EQ(t.integrity.warnings.size(), 2u);
+  EXPECT_NE(t.integrity.warnings[0].find("events of core 1"), std::string::npos) << t.integrity.warnings[0];
+  EXPECT_NE(t.integrity.warnings[0].find("a second message record for match 1"), std::string::npos) << t.integrity.warnings[0];
+  EXPECT_NE(t.integrity.warnings[1].find("a message record for match 9, which no constraint holds; left out"), std::string::npos)
+      << t.integrity.warnings[1];
+  EXPECT_EQ(t.messages.size(), 1u);
+  EXPECT_EQ(t.message(1)->bytes, 4096u) << "the first record stands";
+  EXPECT_NE(t.integrity.summary().find("2 message records"), std::string::npos) << t.integrity.summary();
+}
+
+TEST(TraceMessages, BrokenMessageRecordsAreRefused) {
+  // A communicator the complete trace never defines.
+  const auto undefined = [](test_support::TraceBuilder& out) {
+    out.constraint(1, 0, 3, 2, 390, 2);
+    out.message(1, 2, 8, 7, 5);
+  };
+  EXPECT_NE(refused_bytes(message_trace(undefined)).find("names communicator 5 (match 2), which the trace never defines"), std::string::npos);
+  // A collective call's record that does not follow its unit on its core.
+  EXPECT_NE(refused_bytes(message_trace([](test_support::TraceBuilder& out) { out.collective_call(1, 1, 8, 0); }))
+                .find("message record for unit 1, which is not the unit recorded before it on core 1"),
+            std::string::npos);
+  // A record whose flags the format does not know (the builder refuses to write one: patched).
+  Bytes bytes = message_trace();
+  for (Chunk chunk : chunks_of(bytes)) {
+    if (chunk.header.type != static_cast<std::uint16_t>(trace::ChunkType::events) || chunk.header.core != 0) continue;
+    unsigned char* payload = bytes.data() + chunk.at + sizeof(trace::ChunkHeader);
+    const std::size_t at = 72 + sizeof(trace::ConstraintRecord);  // the message record, after unit 1 and its constraint
+    trace::MessageRecord record{};
+    std::memcpy(&record, payload + at, sizeof record);
+    ASSERT_EQ(record.kind, static_cast<std::uint16_t>(trace::RecordKind::message));
+    record.flags = 8;
+    std::memcpy(payload + at, &record, sizeof record);
+    chunk.header.payload_crc32 = trace::chunk_checksum(chunk.header, payload, chunk.header.payload_size);
+    store_header(bytes, chunk);
+  }
+  EXPECT_NE(refused_bytes(bytes).find("a message record with flags 8"), std::string::npos);
+}
+
+TEST(TraceMessages, AnOlderTraceCannotHoldMessageRecords) {
+  Bytes bytes = message_trace();
+  const std::uint16_t minor = 6;
+  std::memcpy(bytes.data() + 10, &minor, sizeof minor);  // the chunk checksums do not cover the file header
+  EXPECT_NE(refused_bytes(bytes).find("a communicator definition is format 3.7; this trace says 3.6"), std::string::npos);
+  const std::string path = temp_path("old_message");
+  test_support::TraceBuilder out(2);
+  out.unit(0, 1, 1, 100, 110, 200, 220, 0, 0);
+  out.constraint(0, 0, 1, 2, 200, 1);
+  out.message(0, 1, 8, 7, 0);
+  out.unit(1, 2, 2, 250, 260, 390, 400, 0, 0);
+  out.write(path);
+  Bytes record_only = file_bytes(path);
+  std::remove(path.c_str());
+  std::memcpy(record_only.data() + 10, &minor, sizeof minor);
+  EXPECT_NE(refused_bytes(record_only).find("events of core 0): a message record is format 3.7; this trace says 3.6"), std::string::npos);
+}
+
+
 }  // namespace

@@ -9,7 +9,7 @@
 namespace moirai::cli {
 
 int mpi_merge_command(const std::vector<std::string_view>& args) {
-  Command command("mpi-merge", "usage: moirai mpi-merge DIR -o TRACE [--eager-limit BYTES]\n\n",
+  Command command("mpi-merge", "usage: moirai mpi-merge DIR -o TRACE [--eager-limit BYTES] [--eager-limit-across-nodes BYTES]\n\n",
                   "Merges the rank logs of one MPI job (the folder MOIRAI_MPI_RANKS_DIR named while it ran,\n"
                   "docs/mpi.md) into one trace every view reads: each rank a core, each stretch between\n"
                   "two MPI calls a unit, each message and collective the constraint that freed a unit.\n"
@@ -20,8 +20,12 @@ int mpi_merge_command(const std::vector<std::string_view>& args) {
   command.output_option("the trace to write (required)");
   std::uint64_t eager_limit = 4096;
   command.cli.add_option("--eager-limit", eager_limit,
-                         "a send of at most this many bytes never waits for its receive (default 4096: Open MPI's "
-                         "shared-memory transport); a larger blocking send is constrained by the receive's post")
+                         "a send of at most this many bytes to a rank on its node never waits for its receive (default "
+                         "4096: Open MPI's shared-memory transport); a larger blocking send is constrained by the receive's post")
+      ->type_name("BYTES");
+  std::uint64_t eager_limit_across_nodes = 65536;
+  command.cli.add_option("--eager-limit-across-nodes", eager_limit_across_nodes,
+                         "the same for a send to a rank on another node (default 65536: Open MPI's TCP transport)")
       ->type_name("BYTES");
   if (!command.parse(args)) return 0;
   if (command.output.empty()) throw BadInput("no trace to write (-o TRACE)");
@@ -29,6 +33,7 @@ int mpi_merge_command(const std::vector<std::string_view>& args) {
   options.ranks_dir = command.trace;
   options.trace_path = command.output;
   options.eager_limit = eager_limit;
+  options.eager_limit_across_nodes = eager_limit_across_nodes;
   mpi::MergeResult result;
   try {
     result = mpi::merge_rank_logs(options);

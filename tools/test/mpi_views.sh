@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Every view reads a merged MPI trace: a synthetic job's rank logs (moirai-mpi-gen-ranks: 4 ranks
-# on 2 nodes, a halo exchange with allreduces) merged by `moirai mpi-merge`, then `stats`, `report`,
+# on 2 nodes, a halo exchange with allreduces) merged by `moirai mpi-merge`, then `stats` (which says
+# the bytes the messages and collective calls sent), `report`,
 # `scg`, `ucc`, `export` (otf2, perfetto, sqlite) and `replay` each exit 0 on it; and `mpi-merge`
 # refuses a folder with a rank missing (exit 2, naming the file).
 #   mpi_views.sh MOIRAI GEN_RANKS DIR
@@ -18,6 +19,9 @@ run merge "$moirai" mpi-merge "$dir/ranks" -o "$dir/run.mtrace"
 grep -q "4 ranks on 2 node(s)" "$dir/merge.out" || { cat "$dir/merge.out"; fail "mpi-merge's summary names no 4 ranks on 2 nodes"; }
 run stats "$moirai" stats "$dir/run.mtrace"
 grep -q "MPI" "$dir/stats.out" || fail "stats names no MPI"
+# What the messages carried (trace format 3.7): every halo message's bytes and the allreduces'.
+grep -Eq "^bytes sent: +[1-9][0-9]* in [1-9][0-9]* messages, [1-9][0-9]* in [1-9][0-9]* collective calls$" "$dir/stats.out" ||
+  { cat "$dir/stats.out"; fail "stats says no bytes sent"; }
 run report "$moirai" report "$dir/run.mtrace"
 run scg "$moirai" scg "$dir/run.mtrace" -o "$dir/run.svg"
 run ucc "$moirai" ucc "$dir/run.mtrace" -o "$dir/ucc.svg"

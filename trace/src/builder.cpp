@@ -97,6 +97,10 @@ void TraceBuilder::lock_domain(std::uint16_t id, std::uint64_t key, const std::s
   define(DefinitionType::lock_domain, id, key, 0, name);
 }
 
+void TraceBuilder::communicator(std::uint32_t id, std::uint64_t size, const std::string& name) {
+  define(DefinitionType::communicator, id, size, 0, name);
+}
+
 void TraceBuilder::unit(std::uint32_t core, const UnitRecord& record, std::span<const std::uint64_t> counters) {
   if (record.unit == 0 || record.vp == 0) throw std::invalid_argument("a unit record needs unit and VP ids above 0");
   if (!(record.assign <= record.begin && record.begin <= record.end && record.end <= record.locked &&
@@ -170,6 +174,20 @@ void TraceBuilder::constraint(std::uint32_t core, std::uint16_t construct, std::
   if (from == 0 || to == 0) throw std::invalid_argument("a constraint names units above 0");
   const ConstraintRecord c{static_cast<std::uint16_t>(RecordKind::constraint), construct, 0, from, to, match, time};
   append(core, &c, sizeof c);
+}
+
+void TraceBuilder::message(std::uint32_t core, std::uint64_t match, std::uint64_t bytes, std::int32_t tag, std::uint32_t comm,
+                           std::uint16_t flags) {
+  if (match == 0) throw std::invalid_argument("a message record names a match number above 0");
+  if ((flags & ~kMessageFlags) != 0) throw std::invalid_argument("message flags " + std::to_string(flags) + " are not MessageFlag bits");
+  const MessageRecord m{static_cast<std::uint16_t>(RecordKind::message), flags, comm, match, 0, bytes, tag, 0};
+  append(core, &m, sizeof m);
+}
+
+void TraceBuilder::collective_call(std::uint32_t core, std::uint64_t unit, std::uint64_t bytes, std::uint32_t comm) {
+  if (unit == 0) throw std::invalid_argument("a collective call's record names its unit, above 0");
+  const MessageRecord m{static_cast<std::uint16_t>(RecordKind::message), 0, comm, 0, unit, bytes, 0, 0};
+  append(core, &m, sizeof m);
 }
 
 void TraceBuilder::group_member(std::uint32_t core, std::uint64_t group, std::uint16_t role, std::uint64_t unit) {

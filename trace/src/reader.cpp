@@ -16,6 +16,7 @@
 #include <sstream>
 #include <tuple>
 #include <type_traits>
+#include <unordered_set>
 
 #include "format_history.h"
 #include "moirai/trace/chunk_checksum.h"
@@ -36,6 +37,16 @@ std::vector<std::uint32_t> Trace::constructs_of(ConstructRole role) const {
     if (construct_roles[kind] == role) kinds.push_back(kind);
   }
   return kinds;
+}
+
+const MessageRecord* Trace::message(std::uint64_t match) const {
+  const auto found = messages.find(match);
+  return found == messages.end() ? nullptr : &found->second;
+}
+
+std::string Trace::communicator_name(std::uint32_t id) const {
+  const auto found = communicators.find(id);
+  return found == communicators.end() ? "communicator " + std::to_string(id) : found->second.name;
 }
 
 std::string Trace::site_name(std::uint32_t site) const {
@@ -296,6 +307,7 @@ class Parser {
     });
     auto interrupted = trace_.metadata.find("interrupted");
     if (interrupted != trace_.metadata.end() && interrupted->second != "no") trace_.interrupted = interrupted->second;
+    check_messages(at);
     // A complete trace defines every lock domain its handoffs name (a cut one may have lost the
     // definitions chunk, and its views name such a domain by its id).
     if (trace_.complete) {
@@ -656,11 +668,83 @@ class Parser {
           trace_.language_choices.words.push_back(std::move(word));
           break;
         }
+        case DefinitionType::communicator:
+          if (trace_.version < std::pair<std::uint16_t, std::uint16_t>{3, kMessagesMinor}) {
+            throw TraceError(offset + at, "a communicator definition is format 3." + std::to_string(kMessagesMinor) +
+                                              "; this trace says " + version_text());
+          }
+          trace_.communicators[entry.a] = Trace::Communicator{entry.b, text};
+          break;
         default:
           throw TraceError(offset + at, "unknown definition type " + std::to_string(entry.type));
       }
       at += sizeof(Definition) + padded;
     }
+  }
+
+  // version_text is the trace's format version as a file says it ("3.6").
+  std::string version_text() const { return std::to_string(trace_.version.first) + "." + std::to_string(trace_.version.second); }
+
+  // read_message reads a message record of `core`, at byte `here`: a message's envelope, kept by its
+  // match number (whether a constraint holds that match is checked once every constraint is read), or
+  // a collective call's bytes, which follow the unit the call ended.
+  void read_message(std::uint16_t core, const MessageRecord& record, std::size_t here) {
+    if (trace_.version < std::pair<std::uint16_t, std::uint16_t>{3, kMessagesMinor}) {
+      refuse(here, "a message record is format 3." + std::to_string(kMessagesMinor) + "; this trace says " + version_text());
+    }
+    if ((record.match == 0) == (record.unit == 0)) {
+      refuse(here, "a message record names " + std::string(record.match == 0 ? "neither" : "both") +
+                       " a match number and a unit (a message names its match, a collective call its unit)");
+    }
+    if ((record.flags & ~kMessageFlags) != 0 || (record.unit != 0 && record.flags != 0)) {
+      refuse(here, "a message record with flags " + std::to_string(record.flags) + " (a message's receive: 1 any source, 2 any tag; a collective call: none)");
+    }
+    if (record.unit != 0) {
+      if (unit_before(here, core, record.unit, "message record") == nullptr) return;  // its unit was left out
+      if (!trace_.collective_calls.emplace(record.unit, record).second) {
+        leave_out(here, &Integrity::messages_left_out, "a second message record for the collective call of unit " + std::to_string(record.unit));
+      }
+      return;
+    }
+    const auto [earlier, added] = message_at_.try_emplace(record.match, MessageAt{here, chunk_});
+    if (!added) {
+      leave_out(here, &Integrity::messages_left_out,
+                "a second message record for match " + std::to_string(record.match) + " (the first at byte " +
+                    std::to_string(earlier->second.here) + ")");
+      return;
+    }
+    trace_.messages.emplace(record.match, record);
+  }
+
+  // check_messages leaves out a message record whose match no constraint holds (what would it be
+  // the envelope of?), and refuses, in a complete trace, a message record naming a communicator
+  // the trace never defines (a cut trace may have lost the definition, and its views name it by id).
+  void check_messages(std::size_t end_at) {
+    std::unordered_set<std::uint64_t> matches;
+    for (const ConstraintRecord& c : trace_.constraints) {
+      if (c.match != 0) matches.insert(c.match);
+    }
+    std::vector<std::pair<std::size_t, std::uint64_t>> stray;  // (byte, match), in file order
+    for (const auto& [match, at] : message_at_) {
+      if (!matches.contains(match)) stray.emplace_back(at.here, match);
+    }
+    std::sort(stray.begin(), stray.end());
+    const ChunkHeader last = chunk_;
+    for (const auto& [here, match] : stray) {
+      chunk_ = message_at_.at(match).chunk;
+      trace_.messages.erase(match);
+      leave_out(here, &Integrity::messages_left_out, "a message record for match " + std::to_string(match) + ", which no constraint holds");
+    }
+    chunk_ = last;
+    if (!trace_.complete) return;
+    const auto defined = [&](const MessageRecord& record) {
+      if (trace_.communicators.contains(record.comm)) return;
+      throw TraceError(end_at, "a message record names communicator " + std::to_string(record.comm) + " (" +
+                                   (record.match != 0 ? "match " + std::to_string(record.match) : "the collective call of unit " + std::to_string(record.unit)) +
+                                   "), which the trace never defines");
+    };
+    for (const auto& [match, record] : trace_.messages) defined(record);
+    for (const auto& [unit, record] : trace_.collective_calls) defined(record);
   }
 
   // language_choice refuses `what` (a placement, a word) in a trace whose version predates them.
@@ -813,6 +897,9 @@ class Parser {
         case RecordKind::chore:
           read_chore(core, take(std::type_identity<ChoreRecord>{}), here);
           break;
+        case RecordKind::message:
+          read_message(core, take(std::type_identity<MessageRecord>{}), here);
+          break;
         case RecordKind::user_event: {
           const auto record = take(std::type_identity<UserEventRecord>{});
           if (record.phase != 1 && record.phase != 2) throw TraceError(here, "user event with phase " + std::to_string(record.phase));
@@ -865,6 +952,12 @@ class Parser {
   std::uint64_t records_read_ = 0;          // records of every events chunk read (not a repeat's)
   std::vector<std::uint64_t> core_records_;  // ... per core
   std::uint64_t writer_wait_records_ = 0;
+  // MessageAt is where a message record was read, for a warning once every constraint is read.
+  struct MessageAt {
+    std::size_t here = 0;
+    ChunkHeader chunk{};
+  };
+  std::unordered_map<std::uint64_t, MessageAt> message_at_;  // by match
 };
 
 }  // namespace

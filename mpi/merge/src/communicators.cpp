@@ -18,6 +18,32 @@ std::uint32_t Communicators::of(const RankLog& log, std::uint16_t local, std::ui
   return found->second;
 }
 
+namespace {
+
+// kMaxRanksText bounds a communicator name's list of ranks (a definition's text is at most 64 KiB).
+constexpr std::size_t kMaxRanksText = 200;
+
+// communicator_name names communicator `id` made from `parent` (-1: an intercommunicator's two groups).
+std::string communicator_name(std::uint32_t id, const CommDef& def, std::int64_t parent) {
+  if (def.inter) return "intercommunicator " + std::to_string(id) + ": ranks " + ranks_text(def.members, kMaxRanksText) + " | " + ranks_text(def.remote, kMaxRanksText);
+  return "communicator " + std::to_string(id) + " of " + (parent == 0 ? std::string("MPI_COMM_WORLD") : "communicator " + std::to_string(parent)) +
+         ": ranks " + ranks_text(def.members, kMaxRanksText);
+}
+
+}  // namespace
+
+std::string ranks_text(const std::vector<std::int32_t>& ranks, std::size_t max_chars) {
+  std::string text;
+  for (std::size_t i = 0; i < ranks.size();) {
+    std::size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
+    text += (text.empty() ? "" : ",") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
+    i = j + 1;
+    if (text.size() > max_chars && i < ranks.size()) return text + ",... (" + std::to_string(ranks.size()) + " ranks)";
+  }
+  return text;
+}
+
 Communicators unify_communicators(const std::vector<RankLog>& logs) {
   Communicators c;
   const auto size = static_cast<std::int32_t>(logs.size());
@@ -25,6 +51,7 @@ Communicators unify_communicators(const std::vector<RankLog>& logs) {
   for (std::int32_t r = 0; r < size; ++r) world[r] = r;
   c.members.push_back(world);
   c.inter.push_back(false);
+  c.names.push_back("MPI_COMM_WORLD");
   c.global.resize(logs.size());
   // A key names one communicator: its parent (none for an intercommunicator, whose two groups
   // create it from different parents), its members, and which of the equal ones it is.
@@ -36,6 +63,7 @@ Communicators unify_communicators(const std::vector<RankLog>& logs) {
     table[kSelfComm] = static_cast<std::uint32_t>(c.members.size());
     c.members.push_back({static_cast<std::int32_t>(log.rank)});
     c.inter.push_back(false);
+    c.names.push_back("MPI_COMM_SELF of rank " + std::to_string(log.rank));
     std::map<std::pair<std::int64_t, std::vector<std::int32_t>>, std::uint32_t> seen;
     // Lines in local id order, a child after its parent: a parent defined later is resolved by
     // another pass.
@@ -67,6 +95,7 @@ Communicators unify_communicators(const std::vector<RankLog>& logs) {
         const Key key{parent_id, members, nth};
         auto [at, added] = known.try_emplace(key, static_cast<std::uint32_t>(c.members.size()));
         if (added) {
+          c.names.push_back(communicator_name(at->second, *def, parent_id));
           c.members.push_back(members);
           c.inter.push_back(def->inter);
         }

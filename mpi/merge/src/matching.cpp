@@ -20,6 +20,7 @@ struct Post {
   std::uint64_t bytes = 0;
   Construct construct = kSend;
   bool wildcard = false;
+  bool any_source = false, any_tag = false;  // a receive posted for any source, any tag
   bool synchronous = false;  // a send that waits for its receive's post (MPI_Ssend, or above the eager limit)
 };
 
@@ -36,6 +37,7 @@ struct Arrival {
   std::int64_t freed = kNone;
   MpiOp op = MpiOp::none;
   std::int32_t root = kNoPeer;
+  std::uint64_t bytes = 0;  // what this rank sent
 };
 
 std::string op_text(MpiOp op) { return "op " + std::to_string(static_cast<int>(op)); }
@@ -93,8 +95,8 @@ RankCalls collect_calls(const RankLog& log, std::vector<Call>& calls) {
 
 class Matcher {
  public:
-  Matcher(const std::vector<RankLog>& logs, const Communicators& comms, std::uint64_t eager_limit)
-      : logs_(logs), comms_(comms), eager_limit_(eager_limit) {}
+  Matcher(const std::vector<RankLog>& logs, const Communicators& comms, const EagerLimits& eager)
+      : logs_(logs), comms_(comms), eager_(eager) {}
 
   Matching run() {
     m_.calls.resize(logs_.size());
@@ -136,7 +138,8 @@ class Matcher {
                op == MpiOp::sendrecv ? kSendrecv : kSend};
         const bool ssend = op == MpiOp::ssend || op == MpiOp::issend;
         const bool buffered = op == MpiOp::bsend || op == MpiOp::ibsend || op == MpiOp::sendrecv;
-        p.synchronous = ssend || (!buffered && posted.value > eager_limit_);
+        const std::uint64_t eager_limit = log.host == logs_[posted.peer].host ? eager_.same_node : eager_.across_nodes;
+        p.synchronous = ssend || (!buffered && posted.value > eager_limit);
         channel(log, i, posted.comm, rank, posted.peer, posted.tag).sends.push_back(p);
       } else if (is_receive(op) || (op == MpiOp::start && posted_op == MpiOp::recv_init)) {
         std::int32_t source = rec.peer, tag = rec.tag;
@@ -153,7 +156,9 @@ class Matcher {
         if (source == kProcNull) continue;
         check_peer(log, i, source, "matched source");
         Post p{log.rank, static_cast<std::uint32_t>(i), post, freed, bytes, kRecv};
-        p.wildcard = (posted.flags & (kFlagWildcardSource | kFlagWildcardTag)) != 0;
+        p.any_source = (posted.flags & kFlagWildcardSource) != 0;
+        p.any_tag = (posted.flags & kFlagWildcardTag) != 0;
+        p.wildcard = p.any_source || p.any_tag;
         channel(log, i, posted.comm, source, rank, tag).receives.push_back(p);
       } else if (op == MpiOp::probe) {
         if (rec.peer == kProcNull) continue;
@@ -164,7 +169,8 @@ class Matcher {
         auto& positions = arrivals_[comm];
         positions.resize(comms_.members[comm].size());
         positions[position(log, comm, i)].push_back(
-            {log.rank, static_cast<std::uint32_t>(i), post, blocking ? rc.call_of[i] : rc.completed_by[i], blocking_form(op), rec.peer});
+            {log.rank, static_cast<std::uint32_t>(i), post, blocking ? rc.call_of[i] : rc.completed_by[i], blocking_form(op), rec.peer,
+             rec.value});
       }
     }
   }
@@ -203,6 +209,7 @@ class Matcher {
                            std::to_string(s.record) + ") sent " + std::to_string(s.bytes));
         }
         numbers[k] = ++m_.message_count;
+        m_.envelopes.push_back({s.bytes, tag, comm, r.any_source, r.any_tag});
         if (r.freed != kNone) {
           m_.messages.push_back({s.rank, s.post, r.rank, static_cast<std::uint32_t>(r.freed), s.construct, numbers[k], 0, r.wildcard});
         }
@@ -269,6 +276,7 @@ class Matcher {
         const Arrival& first = positions[0][k];
         in.shape = collective_shape(first.op);
         in.construct = construct_of(first.op);
+        in.comm = comm;
         for (std::size_t p = 0; p < positions.size(); ++p) {
           const Arrival& a = positions[p][k];
           if (a.op != first.op || a.root != first.root) {
@@ -277,7 +285,7 @@ class Matcher {
                              " here, " + op_text(first.op) + " with root " + std::to_string(first.root) + " at rank " +
                              std::to_string(first.rank) + " (record " + std::to_string(first.record) + ")");
           }
-          in.members.push_back({a.rank, a.post, a.freed});
+          in.members.push_back({a.rank, a.post, a.freed, a.bytes});
         }
         if (in.shape == Shape::from_root || in.shape == Shape::to_root) {
           const auto at = std::find(members.begin(), members.end(), first.root);
@@ -294,7 +302,7 @@ class Matcher {
 
   const std::vector<RankLog>& logs_;
   const Communicators& comms_;
-  std::uint64_t eager_limit_;
+  EagerLimits eager_;
   Matching m_;
   std::map<ChannelKey, Channel> channels_;
   std::map<std::uint32_t, std::vector<std::vector<Arrival>>> arrivals_;  // by communicator, by position
@@ -303,8 +311,8 @@ class Matcher {
 
 }  // namespace
 
-Matching match_calls(const std::vector<RankLog>& logs, const Communicators& comms, std::uint64_t eager_limit) {
-  return Matcher(logs, comms, eager_limit).run();
+Matching match_calls(const std::vector<RankLog>& logs, const Communicators& comms, const EagerLimits& eager) {
+  return Matcher(logs, comms, eager).run();
 }
 
 std::vector<Arc> arcs_of(const Matching& matching) {

@@ -31,11 +31,21 @@ struct Arc {
   bool wildcard = false;         // the receive was posted with MPI_ANY_SOURCE or MPI_ANY_TAG
 };
 
+// Envelope is what one matched message carried, as the trace keeps it.
+struct Envelope {
+  std::uint64_t bytes = 0;
+  std::int32_t tag = 0;      // as sent (a receive for any tag: the one it matched)
+  std::uint32_t comm = 0;    // global communicator id
+  bool any_source = false;   // the receive was posted with MPI_ANY_SOURCE
+  bool any_tag = false;      // ... with MPI_ANY_TAG
+};
+
 // Member is one rank's part in a collective instance.
 struct Member {
   std::uint32_t rank = 0;
   std::uint32_t post = 0;           // the call that posted it (its arrival)
   std::int64_t freed = -1;          // the call that returned when it was done (-1: never completed)
+  std::uint64_t bytes = 0;          // what this rank sent in it
 };
 
 // Instance is one collective: the k-th on a communicator at every member, in communicator order.
@@ -43,6 +53,7 @@ struct Instance {
   Construct construct = kBarrier;
   Shape shape = Shape::all;
   std::int64_t root = -1;           // the root's position in `members` (rooted shapes)
+  std::uint32_t comm = 0;           // global communicator id
   std::vector<Member> members;
 };
 
@@ -52,6 +63,7 @@ struct Matching {
   std::vector<Arc> messages;             // point to point, rendezvous and probe arcs
   std::vector<Instance> collectives;
   std::uint64_t message_count = 0;       // matched messages
+  std::vector<Envelope> envelopes;       // by match number - 1: what each matched message carried
   std::uint64_t wildcard_matches = 0;
   std::vector<std::uint64_t> wildcard_ids;  // the first of those messages' numbers
   std::uint64_t unreceived_sends = 0;       // sends no rank received (to a cut rank, or never)
@@ -62,7 +74,14 @@ struct Matching {
 // match_calls pairs sends with receives and collects collective instances; throws MergeError
 // when the logs contradict each other (sizes that differ, a receive no send can have freed,
 // members of one collective that called different operations).
-Matching match_calls(const std::vector<RankLog>& logs, const Communicators& comms, std::uint64_t eager_limit);
+// EagerLimits are the sizes up to which a send never waits for its receive: between two ranks on
+// one node (Open MPI's shared memory, 4 KiB) and between nodes (its TCP transport, 64 KiB).
+struct EagerLimits {
+  std::uint64_t same_node = 4096;
+  std::uint64_t across_nodes = 65536;
+};
+
+Matching match_calls(const std::vector<RankLog>& logs, const Communicators& comms, const EagerLimits& eager);
 
 // arcs_of is every collective instance's arcs, by the calls' (clock-aligned) times: an N x N one
 // freed by its last arrival, a one-to-N by its root, the root of an N-to-one by the last arrival.

@@ -26,19 +26,10 @@ std::string joined(const std::vector<std::string>& items, const char* separator)
 
 // topology describes the job as the views print it: "4 ranks on 2 nodes: node-a 0-1, node-b 2-3".
 std::string topology(const std::vector<RankLog>& logs, std::uint32_t nodes) {
-  std::map<std::string, std::vector<std::uint32_t>> ranks_of;
-  for (const RankLog& log : logs) ranks_of[log.host].push_back(log.rank);
+  std::map<std::string, std::vector<std::int32_t>> ranks_of;
+  for (const RankLog& log : logs) ranks_of[log.host].push_back(static_cast<std::int32_t>(log.rank));
   std::vector<std::string> parts;
-  for (const auto& [host, ranks] : ranks_of) {
-    std::string list;
-    for (std::size_t i = 0; i < ranks.size();) {
-      std::size_t j = i;
-      while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1) ++j;
-      list += (list.empty() ? "" : ",") + std::to_string(ranks[i]) + (j > i ? "-" + std::to_string(ranks[j]) : "");
-      i = j + 1;
-    }
-    parts.push_back(host + " " + list);
-  }
+  for (const auto& [host, ranks] : ranks_of) parts.push_back(host + " " + ranks_text(ranks));
   return std::to_string(logs.size()) + (logs.size() == 1 ? " rank" : " ranks") + " on " + std::to_string(nodes) +
          (nodes == 1 ? " node: " : " nodes: ") + joined(parts, ", ");
 }
@@ -79,7 +70,7 @@ void add_run_queue_waits(const std::vector<RankLog>& logs, std::vector<std::pair
 MergeResult merge_rank_logs(const MergeOptions& options) {
   std::vector<RankLog> logs = read_rank_logs(options.ranks_dir);
   const Communicators comms = unify_communicators(logs);
-  Matching matching = match_calls(logs, comms, options.eager_limit);
+  Matching matching = match_calls(logs, comms, EagerLimits{options.eager_limit, options.eager_limit_across_nodes});
   apply_offsets(logs, matching);
   const ClockCorrection clocks = correct_clocks(matching);
 
@@ -123,6 +114,7 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
       {"mpi.messages", std::to_string(result.messages)},
       {"mpi.collectives", std::to_string(result.collectives)},
       {"mpi.eager_limit", std::to_string(options.eager_limit)},
+      {"mpi.eager_limit_across_nodes", std::to_string(options.eager_limit_across_nodes)},
       {"mpi.unreceived_sends", std::to_string(matching.unreceived_sends)},
       {"mpi.incomplete_collectives", std::to_string(matching.incomplete_collectives)},
       {"mpi.wildcard_matches", std::to_string(matching.wildcard_matches)},
@@ -146,7 +138,7 @@ MergeResult merge_rank_logs(const MergeOptions& options) {
   add_run_queue_waits(logs, content.metadata);
   std::vector<Arc> arcs = matching.messages;
   arcs.insert(arcs.end(), clocks.collective_arcs.begin(), clocks.collective_arcs.end());
-  result.units = write_trace(logs, matching, arcs, content);
+  result.units = write_trace(logs, comms, matching, arcs, content);
   return result;
 }
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <unordered_map>
+#include <unordered_set>
 
 #include "moirai/trace/builder.h"
 #include "moirai/trace/number_text.h"
@@ -57,10 +59,52 @@ Span span_of(const std::vector<std::vector<Call>>& calls) {
               ") and MPI_Finalize after the last (longest " + ms(finalize) + ", rank " + std::to_string(finalize_rank) + ")"};
 }
 
+// Envelopes writes each message's envelope and each collective call's bytes as the trace's message
+// records, and defines the communicators they name.
+class Envelopes {
+ public:
+  Envelopes(const Communicators& comms, const Matching& matching)
+      : comms_(comms), envelopes_(matching.envelopes), written_(matching.envelopes.size(), false),
+        collective_calls_(matching.calls.size()) {
+    for (const Instance& in : matching.collectives) {
+      if (in.construct == kCommCreate || in.construct == kCommFree) continue;  // its value is a communicator, not bytes
+      for (const Member& m : in.members) collective_calls_[m.rank][m.post] = {m.bytes, in.comm};
+    }
+  }
+
+  // after_unit writes the bytes of the collective call `call` of `rank`, which ended `unit`.
+  void after_unit(trace::TraceBuilder& builder, std::uint32_t rank, std::uint32_t call, std::uint64_t unit) {
+    const auto found = collective_calls_[rank].find(call);
+    if (found == collective_calls_[rank].end()) return;
+    builder.collective_call(rank, unit, found->second.first, define(builder, found->second.second));
+  }
+
+  // after_constraint writes, on `rank`, the envelope of message `match`, the first time it is named.
+  void after_constraint(trace::TraceBuilder& builder, std::uint32_t rank, std::uint64_t match) {
+    if (match == 0 || match > envelopes_.size() || written_[match - 1]) return;
+    written_[match - 1] = true;
+    const Envelope& e = envelopes_[match - 1];
+    const std::uint16_t flags = (e.any_source ? trace::kMessageAnySource : 0) | (e.any_tag ? trace::kMessageAnyTag : 0);
+    builder.message(rank, match, e.bytes, e.tag, define(builder, e.comm), flags);
+  }
+
+ private:
+  std::uint32_t define(trace::TraceBuilder& builder, std::uint32_t comm) {
+    if (defined_.insert(comm).second) builder.communicator(comm, comms_.members[comm].size(), comms_.names[comm]);
+    return comm;
+  }
+
+  const Communicators& comms_;
+  const std::vector<Envelope>& envelopes_;
+  std::vector<bool> written_;  // by match number - 1
+  std::vector<std::unordered_map<std::uint32_t, std::pair<std::uint64_t, std::uint32_t>>> collective_calls_;  // rank: call -> bytes, comm
+  std::unordered_set<std::uint32_t> defined_;
+};
+
 }  // namespace
 
-std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matching, const std::vector<Arc>& arcs,
-                          const TraceContent& content) {
+std::uint64_t write_trace(const std::vector<RankLog>& logs, const Communicators& comms, const Matching& matching,
+                          const std::vector<Arc>& arcs, const TraceContent& content) {
   const auto& calls = matching.calls;
   const std::size_t ranks = calls.size();
   // Unit c of a rank runs from call c's exit to call c+1's enter: a rank of n calls has n-1.
@@ -108,6 +152,7 @@ std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matc
     builder.vp(log.rank + 1, "rank " + std::to_string(log.rank) + " on " + log.host, log.rank, 0);
   }
   std::uint64_t units = 0;
+  Envelopes envelopes(comms, matching);
   auto next = freeing.begin();
   for (std::uint32_t r = 0; r < ranks; ++r) {
     const auto& rc = calls[r];
@@ -121,10 +166,12 @@ std::uint64_t write_trace(const std::vector<RankLog>& logs, const Matching& matc
       u.begin = rc[c - 1].exit;
       u.end = u.locked = u.handler = u.handler_end = rc[c].enter;
       builder.unit(r, u);
+      envelopes.after_unit(builder, r, c, u.unit);
       ++units;
       for (; next != freeing.end() && (*next)->from_rank == r && (*next)->from_call == c; ++next) {
         const Arc& arc = **next;
         builder.constraint(r, arc.construct, u.unit, unit_id(arc.to_rank, arc.to_call), rc[c].enter, arc.match);
+        envelopes.after_constraint(builder, r, arc.match);
       }
       if (satisfied[r][c] > rc[c].enter) builder.idle(r, rc[c].enter, satisfied[r][c]);
     }

@@ -27,6 +27,8 @@ RunSummary summarize(const trace::Trace& trace) {
   for (std::size_t kind = 0; kind < by_kind.size(); ++kind) {
     if (by_kind[kind] != 0) summary.constraints_by_kind[trace.construct_name(static_cast<std::uint32_t>(kind))] += by_kind[kind];
   }
+  for (const auto& [match, message] : trace.messages) ++summary.messages, summary.message_bytes += message.bytes;
+  for (const auto& [unit, call] : trace.collective_calls) ++summary.collective_calls, summary.collective_bytes += call.bytes;
   summary.counter_totals.reserve(trace.counters.size());
   for (const std::string& name : trace.counters) summary.counter_totals.emplace_back(name, 0);
   // A chore lies inside a decision span or an idle span: it is taken out of the one it is in.
@@ -104,6 +106,10 @@ void print_summary(std::ostream& out, const std::string& path, const trace::Trac
   for (const auto& [kind, count] : s.constraints_by_kind) total += count;
   out << total;
   for (const auto& [kind, count] : s.constraints_by_kind) out << "  " << kind << ": " << count;
+  if (s.messages != 0 || s.collective_calls != 0) {
+    out << "\nbytes sent:   " << s.message_bytes << " in " << detail::plural(s.messages, "message") << ", " << s.collective_bytes
+        << " in " << detail::plural(s.collective_calls, "collective call");
+  }
   out << "\ngroups:       " << s.groups << " (possible partners of " << s.group_kinds << ")\n\n";
   // Shares are of the makespan, as the report gives them, so a core that began late or finished
   // early shows the time it was not there.
@@ -204,6 +210,10 @@ void print_summary_json(std::ostream& out, const std::string& path, const trace:
   json["groups"] = s.groups;
   json["constraints"] = Json::object();
   for (const auto& [kind, count] : s.constraints_by_kind) json["constraints"][kind] = count;
+  if (s.messages != 0 || s.collective_calls != 0) {
+    json["bytes_sent"] = Json{{"messages", s.messages}, {"message_bytes", s.message_bytes}, {"collective_calls", s.collective_calls},
+                              {"collective_bytes", s.collective_bytes}};
+  }
   Json& per_core = json["per_core"] = Json::array();
   for (std::size_t k = 0; k < s.cores.size(); ++k) {
     const CoreTime& c = s.cores[k];

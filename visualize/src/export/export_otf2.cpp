@@ -169,6 +169,20 @@ class Otf2Writer {
     return kOps.at(found->second);  // the reader admits only these
   }
 
+  // Envelope is an MPI message's tag and length as OTF2 writes them.
+  struct Envelope {
+    std::uint32_t tag = 0;
+    std::uint64_t bytes = 0;
+  };
+
+  // envelope is the tag and bytes of arc `a`'s message, from the trace's message record (3.7); a
+  // trace without one says neither, and the arc's index stands for the tag, so that every send
+  // pairs with exactly one receive, with length 0.
+  Envelope envelope(std::uint32_t a) const {
+    const trace::MessageRecord* m = trace_.message(trace_.constraints[model_.arcs[a].constraint].match);
+    return m == nullptr ? Envelope{a, 0} : Envelope{static_cast<std::uint32_t>(m->tag), m->bytes};
+  }
+
   // as_message says whether an arc is written as a message: those the trace says are messages
   // when it names message constructs, else every arc between cores.
   bool as_message(const detail::ExportModel::Arc& arc) const {
@@ -223,6 +237,7 @@ class Otf2Writer {
       });
     };
     std::optional<OTF2_CollectiveOp> collective;  // begun by the core's previous unit's call
+    std::uint64_t collective_unit = 0;             // ... that unit
     const auto on_unit = [&](std::uint32_t node, auto& user_events_before) {
       const trace::Unit& unit = model_.unit(node);
       const trace::UnitRecord& r = unit.record;
@@ -230,8 +245,9 @@ class Otf2Writer {
       for (auto [a, end] = model_.in(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
         if (!as_message(arc)) continue;
+        const Envelope e = envelope(*a);
         check(OTF2_EvtWriter_MpiRecv(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.assign)), rank_of_.at(model_.graph.nodes[arc.from].core),
-                                     kConstraintComm, *a, 0),
+                                     kConstraintComm, e.tag, e.bytes),
               "receive");
       }
       enter(w, r.assign, Segment::decision, r);
@@ -239,8 +255,10 @@ class Otf2Writer {
       leave(w, r.begin, Segment::decision, r);
       if (collective) {
         // The collective call ended the core's previous unit and returns as this one begins.
+        const auto call = trace_.collective_calls.find(collective_unit);
+        const std::uint64_t sent = call == trace_.collective_calls.end() ? 0 : call->second.bytes;
         check(OTF2_EvtWriter_MpiCollectiveEnd(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.begin)), *collective,
-                                              kConstraintComm, OTF2_UNDEFINED_UINT32, 0, 0),
+                                              kConstraintComm, OTF2_UNDEFINED_UINT32, sent, 0),
               "collective end");
         collective.reset();
       }
@@ -254,8 +272,9 @@ class Otf2Writer {
       for (auto [a, end] = model_.out(node); a != end; ++a) {
         const detail::ExportModel::Arc& arc = model_.arcs[*a];
         if (!as_message(arc)) continue;
+        const Envelope e = envelope(*a);
         check(OTF2_EvtWriter_MpiSend(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.end)), rank_of_.at(model_.graph.nodes[arc.to].core),
-                                     kConstraintComm, *a, 0),
+                                     kConstraintComm, e.tag, e.bytes),
               "send");
         ++messages_;
       }
@@ -267,6 +286,7 @@ class Otf2Writer {
       enter(w, r.handler, Segment::constraint_update, r);
       leave(w, r.handler_end, Segment::constraint_update, r);
       collective = collective_op(r.ended_by);
+      collective_unit = r.unit;
       if (collective) {
         check(OTF2_EvtWriter_MpiCollectiveBegin(w, nullptr, static_cast<OTF2_TimeStamp>(model_.ns(r.handler_end))), "collective begin");
       }

@@ -151,7 +151,13 @@ class PerfettoWriter {
     // A message (the trace's message_constructs) carries its number, as the SQLite messages table.
     if (arc.message) {
       out_ << ",\"args\":{\"message\":";
-      out_.number(static_cast<std::int64_t>(trace_.constraints[arc.constraint].match)) << '}';
+      const std::uint64_t match = trace_.constraints[arc.constraint].match;
+      out_.number(static_cast<std::int64_t>(match));
+      if (const trace::MessageRecord* m = trace_.message(match)) {
+        out_ << ",\"bytes\":";
+        out_.number(static_cast<std::int64_t>(m->bytes));
+      }
+      out_ << '}';
     }
     out_ << (phase == 'f' ? ",\"bp\":\"e\"},\n" : "},\n");
   }

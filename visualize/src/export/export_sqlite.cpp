@@ -44,7 +44,10 @@ CREATE TABLE constraints (id INTEGER PRIMARY KEY, construct INTEGER NOT NULL, fr
   to_unit INTEGER NOT NULL, match_id INTEGER, time_ns INTEGER NOT NULL, cross_core INTEGER, resolved INTEGER NOT NULL);
 CREATE TABLE messages (message INTEGER PRIMARY KEY, construct INTEGER NOT NULL, from_core INTEGER NOT NULL,
   to_core INTEGER NOT NULL, from_unit INTEGER NOT NULL, to_unit INTEGER NOT NULL, send_ns INTEGER NOT NULL,
-  receive_ns INTEGER NOT NULL, send_site INTEGER NOT NULL, receive_site INTEGER);
+  receive_ns INTEGER NOT NULL, send_site INTEGER NOT NULL, receive_site INTEGER, bytes INTEGER, tag INTEGER,
+  communicator INTEGER, any_source INTEGER, any_tag INTEGER);
+CREATE TABLE communicators (communicator INTEGER PRIMARY KEY, size INTEGER NOT NULL, name TEXT NOT NULL);
+CREATE TABLE collective_calls (unit INTEGER PRIMARY KEY, communicator INTEGER NOT NULL, bytes INTEGER NOT NULL);
 CREATE TABLE idle_causes (cause INTEGER PRIMARY KEY, construct TEXT NOT NULL, site TEXT, idle_ns INTEGER,
   periods INTEGER, cores TEXT);
 CREATE TABLE idle (id INTEGER PRIMARY KEY, core INTEGER NOT NULL, begin_ns INTEGER NOT NULL, end_ns INTEGER NOT NULL,
@@ -246,7 +249,7 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
   }
   // A message is sent when its sender's call begins (the constraint's time) and received when the
   // receiver's call returns (the freed unit's begin), at the call site that began that unit.
-  auto message = db.insert("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
+  auto message = db.insert("INSERT INTO messages VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)");
   for (const detail::ExportModel::Arc& arc : model.arcs) {
     if (!arc.message) continue;
     const trace::ConstraintRecord& k = trace.constraints[arc.constraint];
@@ -254,8 +257,19 @@ void write_units(Database& db, const trace::Trace& trace, const detail::ExportMo
     const std::uint32_t receive_call = model.previous_of_vp(arc.to);
     message(as_int(k.match))(k.construct)(model.graph.nodes[arc.from].core)(model.graph.nodes[arc.to].core);
     message(as_int(k.from))(as_int(k.to))(model.ns(k.time))(model.ns(to.begin))(model.unit(arc.from).record.site);
-    (receive_call == UINT32_MAX ? message.null() : message(model.unit(receive_call).record.site)).row();
+    (receive_call == UINT32_MAX ? message.null() : message(model.unit(receive_call).record.site));
+    // What the message carried, when the trace says (format 3.7); NULL otherwise.
+    if (const trace::MessageRecord* m = trace.message(k.match)) {
+      message(as_int(m->bytes))(m->tag)(m->comm)((m->flags & trace::kMessageAnySource) != 0 ? 1 : 0);
+      message((m->flags & trace::kMessageAnyTag) != 0 ? 1 : 0).row();
+    } else {
+      message.null().null().null().null().null().row();
+    }
   }
+  auto communicator = db.insert("INSERT INTO communicators VALUES (?, ?, ?)");
+  for (const auto& [id, comm] : trace.communicators) communicator(id)(as_int(comm.size))(comm.name).row();
+  auto collective = db.insert("INSERT INTO collective_calls VALUES (?, ?, ?)");
+  for (const auto& [ended, call] : trace.collective_calls) collective(as_int(ended))(call.comm)(as_int(call.bytes)).row();
   auto event = db.insert("INSERT INTO user_events VALUES (?, ?, ?, ?, ?, ?)");
   for (std::uint32_t e = 0; e < trace.user_events.size(); ++e) {
     const trace::Trace::UserEvent& ue = trace.user_events[e];

@@ -62,6 +62,9 @@ class TraceBuilder {
   // `key` for it and its name.
   void lock_domain(std::uint16_t id, std::uint64_t key, const std::string& name);
 
+  // communicator defines communicator `id` (what message records name) with `size` members and its name (3.7).
+  void communicator(std::uint32_t id, std::uint64_t size, const std::string& name);
+
   // unit adds a unit record on `core` (its kind is filled in) with one delta per counter; a VP
   // not defined before gets the name "vpN", no home core and the unit's call site.
   void unit(std::uint32_t core, const UnitRecord& record, std::span<const std::uint64_t> counters = {});
@@ -82,6 +85,14 @@ class TraceBuilder {
   // constraint records on `core` that unit `from`'s construct call freed unit `to`.
   void constraint(std::uint32_t core, std::uint16_t construct, std::uint64_t from, std::uint64_t to,
                   std::uint64_t time, std::uint64_t match = 0);
+  // message records on `core` what the message of match number `match` (a constraint's, above 0)
+  // carried: its bytes, tag and communicator, and MessageFlag bits for a receive for any source or
+  // tag. One per match; the reader leaves out a second, or one whose match no constraint holds.
+  void message(std::uint32_t core, std::uint64_t match, std::uint64_t bytes, std::int32_t tag, std::uint32_t comm,
+               std::uint16_t flags = 0);
+  // collective_call records the bytes `unit` (the unit just added on `core`) sent in the collective
+  // call that ended it, on communicator `comm`.
+  void collective_call(std::uint32_t core, std::uint64_t unit, std::uint64_t bytes, std::uint32_t comm);
   // group_member puts `unit` into group `group` as a source (1) or a sink (2).
   void group_member(std::uint32_t core, std::uint64_t group, std::uint16_t role, std::uint64_t unit);
   // lock_handoff records that `core` waited for the runtime lock from `waited` until `acquired`,

@@ -1,4 +1,4 @@
-// The Moirai trace file format, version 3.6 (readers also read versions 1 and 2, and 3.0 to 3.5). docs/trace-format.md is the reference; every
+// The Moirai trace file format, version 3.7 (readers also read versions 1 and 2, and 3.0 to 3.6). docs/trace-format.md is the reference; every
 // constant and layout here is described there, and the reader validates all of it.
 #pragma once
 
@@ -18,11 +18,14 @@ inline constexpr std::uint16_t kVersionMajor = 3;
 // no closing chunk; 2.x: constructs named only, without role and colour).
 inline constexpr std::uint16_t kOldestVersionMajor = 1;
 // kVersionMinor changes when fields are only added in ways old readers may skip.
-inline constexpr std::uint16_t kVersionMinor = 6;  // 3.1: declared_work records; 3.2: chore records;
+inline constexpr std::uint16_t kVersionMinor = 7;  // 3.1: declared_work records; 3.2: chore records;
                                                    // 3.3: the checksum covers the chunk's core;
                                                    // 3.4: lock domains (definitions, handoffs);
                                                    // 3.5: the `estimated` chore;
-                                                   // 3.6: the language's placement and words
+                                                   // 3.6: the language's placement and words;
+                                                   // 3.7: message records, communicator definitions
+// kMessagesMinor is the first 3.x whose traces may hold message records and communicator definitions.
+inline constexpr std::uint16_t kMessagesMinor = 7;
 // kLanguageChoicesMinor is the first 3.x whose definitions may give the language's placement and
 // words; an older trace gets them from the reader's format history (format_history.h).
 inline constexpr std::uint16_t kLanguageChoicesMinor = 6;
@@ -91,6 +94,7 @@ enum class RecordKind : std::uint16_t {
   os_taken = 9,     // OsTakenRecord: the OS took time from the unit recorded just before it
   declared_work = 10,  // DeclaredWorkRecord: the work the unit recorded just before declared (3.1)
   chore = 11,          // ChoreRecord: the runtime did a chore on this core after releasing its lock (3.2)
+  message = 12,        // MessageRecord: a message's envelope, or a collective call's bytes (3.7)
 };
 
 // UnitRecord is one unit's life-line on the core that animated it. Its timestamps are
@@ -207,6 +211,30 @@ struct ChoreRecord {
 };
 static_assert(sizeof(ChoreRecord) == 24);
 
+// MessageFlag are the bits of a MessageRecord's `flags`.
+enum MessageFlag : std::uint16_t {
+  kMessageAnySource = 1,  // the receive was posted for any source: the match the run made is timing-dependent
+  kMessageAnyTag = 2,     // the receive was posted for any tag: `tag` is the one it matched
+};
+// kMessageFlags is every MessageFlag bit: a record with another bit set is refused.
+inline constexpr std::uint16_t kMessageFlags = kMessageAnySource | kMessageAnyTag;
+
+// MessageRecord (3.7) is what a message carried, or what one core's collective call sent. A message's
+// (`match` above 0) is written once per match number, on the core of a constraint with that match;
+// a collective call's (`unit` above 0) follows, on the same core, the record of the unit the call
+// ended (after its os_taken and declared_work records, if any). Exactly one of the two is above 0.
+struct MessageRecord {
+  std::uint16_t kind;   // RecordKind::message
+  std::uint16_t flags;  // MessageFlag bits (a message's receive); 0 for a collective call
+  std::uint32_t comm;   // the communicator (a communicator definition's id)
+  std::uint64_t match;  // the message's match number (a constraint's `match`); 0: a collective call
+  std::uint64_t unit;   // the unit the collective call ended, recorded just before; 0: a message
+  std::uint64_t bytes;  // the message's size; a collective call: the bytes this core sent
+  std::int32_t tag;     // the message's tag, as sent (a receive for any tag matched it); 0 for a collective
+  std::uint32_t reserved;
+};
+static_assert(sizeof(MessageRecord) == 40);
+
 // DefinitionType says what a Definition names.
 enum class DefinitionType : std::uint16_t {
   call_site = 1,  // a = site id, b = line; text = file '\0' function
@@ -217,6 +245,7 @@ enum class DefinitionType : std::uint16_t {
   lock_domain = 6, // a = domain id (a lock handoff's `domain`, 1..65535), b = the language's key; text = name (3.4)
   placement = 7,   // b = LanguagePlacement: the placement a replay uses for the language (3.6)
   word = 8,        // text = the report's name for a word '\0' the language's text for it (3.6)
+  communicator = 9,  // a = communicator id (what message records name), b = its member count; text = name (3.7)
 };
 
 // Definition is one entry of a definitions chunk: this fixed part, then `text_size` bytes of

@@ -17,6 +17,7 @@ struct Integrity {
   std::uint64_t chunks_left_out = 0;  // events or definitions chunks that repeat an earlier one
   std::uint64_t units_left_out = 0;   // unit records (with their OS and declared-work records)
   std::uint64_t spans_left_out = 0;   // idle, paused, writer-wait spans and chores
+  std::uint64_t messages_left_out = 0;  // message records naming no constraint's match, or one named before (3.7)
   std::vector<std::string> warnings;  // one per part left out: "at byte N (chunk S ...): ...; left out"
 
   // sound says that nothing was left out.
@@ -39,6 +40,7 @@ inline constexpr IntegrityCounter kIntegrityCounters[] = {
     {&Integrity::chunks_left_out, "chunks", "repeated chunk", "repeated chunks"},
     {&Integrity::units_left_out, "units", "unit", "units"},
     {&Integrity::spans_left_out, "spans", "span", "spans"},
+    {&Integrity::messages_left_out, "messages", "message record", "message records"},
 };
 
 // kMaxLeftOut is how many parts the reader leaves out of a trace before refusing it as unsound.

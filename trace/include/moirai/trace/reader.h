@@ -111,6 +111,13 @@ struct Trace {
   std::vector<UserEvent> user_events;
   std::unordered_map<std::uint32_t, std::string> user_event_names;
   std::vector<ConstraintRecord> constraints;
+  // messages are what each message carried, by match number (format 3.7: a front-end that knows
+  // its messages' envelopes writes them; empty otherwise).
+  std::unordered_map<std::uint64_t, MessageRecord> messages;
+  // collective_calls are what each core's collective call sent, by the unit the call ended (3.7).
+  std::unordered_map<std::uint64_t, MessageRecord> collective_calls;
+  struct Communicator { std::uint64_t size = 0; std::string name; };
+  std::unordered_map<std::uint32_t, Communicator> communicators;  // by id (format 3.7)
   struct Member { std::uint32_t core = 0; GroupRecord record{}; };
   std::vector<Member> group_members;
 
@@ -133,6 +140,10 @@ struct Trace {
   }
   // constructs_of lists the kinds of one role, in kind order.
   std::vector<std::uint32_t> constructs_of(ConstructRole role) const;
+  // message is what the message of match number `match` carried; nullptr when the trace does not say.
+  const MessageRecord* message(std::uint64_t match) const;
+  // communicator_name is a communicator's name ("communicator N" if undefined).
+  std::string communicator_name(std::uint32_t id) const;
   // site_name renders a call-site id as "file:line" ("?" if undefined).
   std::string site_name(std::uint32_t site) const;
   // ms_from_start is a clock reading in ms from the start of the recording (metadata

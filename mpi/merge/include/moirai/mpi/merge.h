@@ -14,9 +14,13 @@ struct MergeOptions {
   std::string ranks_dir;   // the folder the ranks wrote (MOIRAI_MPI_RANKS_DIR)
   std::string trace_path;  // the trace to write
   std::string command_line;  // the launcher's command line, for the trace's metadata ("" : rank 0's)
-  // eager_limit: a send of at most this many bytes never waits for its receive (Open MPI's
-  // shared-memory transport: 4 KiB); a larger blocking send is constrained by the receive's post.
+  // eager_limit: a send of at most this many bytes to a rank on the same node never waits for its
+  // receive (Open MPI's shared-memory transport: 4 KiB); a larger blocking send is constrained by
+  // the receive's post.
   std::uint64_t eager_limit = 4096;
+  // eager_limit_across_nodes is the same for a send to a rank on another node (Open MPI's TCP
+  // transport, btl_tcp_eager_limit: 64 KiB).
+  std::uint64_t eager_limit_across_nodes = 65536;
 };
 
 // CutRank is a rank whose log ends before MPI_Finalize (killed, aborted, or never finalized).

@@ -41,6 +41,10 @@ struct RunSummary {
   std::uint64_t vps = 0;
   std::uint64_t units = 0;
   std::map<std::string, std::uint64_t> constraints_by_kind;
+  // What the trace's message records say the messages and collective calls carried (format 3.7;
+  // all 0 for a trace without them).
+  std::uint64_t messages = 0, message_bytes = 0;
+  std::uint64_t collective_calls = 0, collective_bytes = 0;
   std::uint64_t groups = 0;
   std::string group_kinds;  // what the groups are partners of, from the trace's construct roles
   std::vector<CoreTime> cores;
