@@ -1,6 +1,6 @@
 // moirai-mpi-gen-ranks: the rank logs (moirai/mpi/rank_log.h) of a synthetic MPI job, as the MPI
 // tool would write them, for timing the merge stage at scale (bench/mpi_merge.sh) and for the
-// views' test on a merged trace (tests/mpi_views.sh). The job: a 1-D halo exchange on a ring
+// views' test on a merged trace (tools/test/mpi_views.sh). The job: a 1-D halo exchange on a ring
 // (irecv left and right, isend left and right, waitall) with an allreduce every 10 steps, the
 // ranks' work uneven, clocks consistent (every receive completes after its send began).
 //   moirai-mpi-gen-ranks DIR RANKS UNITS [RANKS_PER_NODE]

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "mpi_world.h"
+
 namespace {
 
 // work spins for `us` microseconds of this rank's clock: a busy core, as computation would be.
@@ -28,11 +30,7 @@ long number_after(int argc, char** argv, const char* option, long fallback) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  MPI_Init(&argc, &argv);
-  int rank = 0;
-  int size = 0;
-  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  const auto [rank, size] = mpi_nodes::start(&argc, &argv);
   const long rounds = number_after(argc, argv, "--rounds", 20);
   const long work_us = number_after(argc, argv, "--work-us", 2000);
   const long slow = number_after(argc, argv, "--slow", 1);

@@ -9,6 +9,7 @@
 # machine arrives late; `none` asks that no line of idle time by cause names an MPI call.
 # Exit status 0 passed, 1 failed.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/mpi_trace_views.sh"
 moirai=$1 dir=$2 name=$3 site=$4
 shift 4
 [ "${1:-}" = "--" ] && shift
@@ -23,20 +24,7 @@ cat "$dir/$name.record.out"
 grep -Eq "wrote $trace: 4 ranks on 1 node, [1-9][0-9]* units, [0-9]+ messages?, [0-9]+ collectives?" "$dir/$name.record.out" ||
   fail "moirai record's summary names no 4 ranks on 1 node"
 [ ! -e "$trace.ranks" ] || fail "the rank folder $trace.ranks is left after a merge without --keep-ranks"
-run() {
-  local step=$1; shift
-  "$@" >"$dir/$name.$step.out" 2>&1
-  local code=$?
-  [ "$code" = 0 ] || { cat "$dir/$name.$step.out"; fail "$step: exit $code ($*)"; }
-}
-run stats "$moirai" stats "$trace"
-grep -q "language: *MPI" "$dir/$name.stats.out" || { cat "$dir/$name.stats.out"; fail "stats names no MPI"; }
-run report "$moirai" report "$trace"
-run scg "$moirai" scg "$trace" -o "$dir/$name.scg.svg"
-run ucc "$moirai" ucc "$trace" -o "$dir/$name.ucc.svg"
-run otf2 "$moirai" export "$trace" --format otf2 -o "$dir/$name.otf2"
-run perfetto "$moirai" export "$trace" --format perfetto -o "$dir/$name.pftrace"
-run sqlite "$moirai" export "$trace" --format sqlite -o "$dir/$name.sqlite"
+view_trace "$moirai" "$trace" "$dir/$name"
 causes=$(sed -n '/^idle time by cause/,/^$/p' "$dir/$name.report.out" | sed -n '2,$p' | grep -v 'apps/mpi/mpi_app[.]h:')
 first=$(echo "$causes" | head -1)
 if [ "$site" = none ]; then

@@ -7,28 +7,18 @@
 #   mpi_views.sh MOIRAI GEN_RANKS DIR
 # Exit status 0 passed, 1 failed.
 set -u
+source "$(dirname "${BASH_SOURCE[0]}")/mpi_trace_views.sh"
 moirai=$1 gen=$2 dir=$3
 fail() { echo "mpi_views: FAIL: $*"; exit 1; }
 rm -rf "$dir" && mkdir -p "$dir" || fail "cannot make $dir"
 "$gen" "$dir/ranks" 4 2000 2 >/dev/null || fail "moirai-mpi-gen-ranks failed"
-run() {
-  local name=$1; shift
-  "$@" >"$dir/$name.out" 2>&1 || { cat "$dir/$name.out"; fail "$name: exit $? ($*)"; }
-}
-run merge "$moirai" mpi-merge "$dir/ranks" -o "$dir/run.mtrace"
-grep -q "4 ranks on 2 node(s)" "$dir/merge.out" || { cat "$dir/merge.out"; fail "mpi-merge's summary names no 4 ranks on 2 nodes"; }
-run stats "$moirai" stats "$dir/run.mtrace"
-grep -q "MPI" "$dir/stats.out" || fail "stats names no MPI"
+run_step "$dir/run" merge "$moirai" mpi-merge "$dir/ranks" -o "$dir/run.mtrace"
+grep -q "4 ranks on 2 node(s)" "$dir/run.merge.out" || { cat "$dir/run.merge.out"; fail "mpi-merge's summary names no 4 ranks on 2 nodes"; }
+view_trace "$moirai" "$dir/run.mtrace" "$dir/run"
 # What the messages carried (trace format 3.7): every halo message's bytes and the allreduces'.
-grep -Eq "^bytes sent: +[1-9][0-9]* in [1-9][0-9]* messages, [1-9][0-9]* in [1-9][0-9]* collective calls$" "$dir/stats.out" ||
-  { cat "$dir/stats.out"; fail "stats says no bytes sent"; }
-run report "$moirai" report "$dir/run.mtrace"
-run scg "$moirai" scg "$dir/run.mtrace" -o "$dir/run.svg"
-run ucc "$moirai" ucc "$dir/run.mtrace" -o "$dir/ucc.svg"
-run otf2 "$moirai" export "$dir/run.mtrace" --format otf2 -o "$dir/otf2"
-run perfetto "$moirai" export "$dir/run.mtrace" --format perfetto -o "$dir/run.pftrace"
-run sqlite "$moirai" export "$dir/run.mtrace" --format sqlite -o "$dir/run.sqlite"
-run replay "$moirai" replay "$dir/run.mtrace" --machine sim:4 --trace "$dir/replayed.mtrace"
+grep -Eq "^bytes sent: +[1-9][0-9]* in [1-9][0-9]* messages, [1-9][0-9]* in [1-9][0-9]* collective calls$" "$dir/run.stats.out" ||
+  { cat "$dir/run.stats.out"; fail "stats says no bytes sent"; }
+run_step "$dir/run" replay "$moirai" replay "$dir/run.mtrace" --machine sim:4 --trace "$dir/replayed.mtrace"
 mv "$dir/ranks/rank-3.defs" "$dir/rank-3.defs.away"
 "$moirai" mpi-merge "$dir/ranks" -o "$dir/bad.mtrace" >"$dir/bad.out" 2>&1
 code=$?

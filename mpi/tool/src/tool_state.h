@@ -122,3 +122,34 @@ inline std::int32_t log_tag(int tag) { return tag == MPI_ANY_TAG ? mpi::kAnyTag 
 // A wrapper's definition: the MPI_* functions are the library's only exported symbols.
 #define MOIRAI_MPI_WRAPPER extern "C" __attribute__((visibility("default"))) int
 #define MOIRAI_CALL(name) ::moirai::mpi_tool::Call call(__builtin_return_address(0), name)
+
+// MOIRAI_WRAPPER_THEN(Name, (PARAMS), (ARGS), RECORD...) defines the wrapper MPI_Name(PARAMS) of a
+// call whose records need nothing from before it: it calls PMPI_Name(ARGS) and then, when the call
+// is recorded, runs RECORD, which sees `call` and `result` and reads the exit time itself
+// (call.returned()), so that what RECORD's arguments compute is still inside the call's span.
+#define MOIRAI_WRAPPER_THEN(Name, params, args, ...) \
+  MOIRAI_MPI_WRAPPER MPI_##Name params {             \
+    MOIRAI_CALL("MPI_" #Name);                       \
+    int result = PMPI_##Name args;                   \
+    if (call.recorded()) {                           \
+      __VA_ARGS__;                                   \
+    }                                                \
+    return result;                                   \
+  }
+
+// MOIRAI_WRAPPER_SEEING(Name, (PARAMS), (ARGS), RECORD...) is the wrapper of a call with an
+// `MPI_Status* status` parameter: ARGS pass `seen` in its place, the program's status, or the
+// tool's own where a recorded call was given MPI_STATUS_IGNORE, since RECORD reads what matched;
+// the exit time is read right after the call, before RECORD.
+#define MOIRAI_WRAPPER_SEEING(Name, params, args, ...)                               \
+  MOIRAI_MPI_WRAPPER MPI_##Name params {                                             \
+    MOIRAI_CALL("MPI_" #Name);                                                       \
+    MPI_Status own;                                                                  \
+    MPI_Status* seen = call.recorded() && status == MPI_STATUS_IGNORE ? &own : status; \
+    int result = PMPI_##Name args;                                                   \
+    if (call.recorded()) {                                                           \
+      call.returned();                                                               \
+      __VA_ARGS__;                                                                   \
+    }                                                                                \
+    return result;                                                                   \
+  }

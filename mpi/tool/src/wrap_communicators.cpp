@@ -21,33 +21,17 @@ void made(Call& call, MpiOp op, int result, MPI_Comm parent, MPI_Comm made, std:
 
 }  // namespace
 
-MOIRAI_MPI_WRAPPER MPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm* newcomm) {
-  MOIRAI_CALL("MPI_Comm_split");
-  int result = PMPI_Comm_split(comm, color, key, newcomm);
-  if (call.recorded()) made(call, MpiOp::comm_split, result, comm, *newcomm);
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm) {
-  MOIRAI_CALL("MPI_Comm_split_type");
-  int result = PMPI_Comm_split_type(comm, split_type, key, info, newcomm);
-  if (call.recorded()) made(call, MpiOp::comm_split_type, result, comm, *newcomm);
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Comm_dup(MPI_Comm comm, MPI_Comm* newcomm) {
-  MOIRAI_CALL("MPI_Comm_dup");
-  int result = PMPI_Comm_dup(comm, newcomm);
-  if (call.recorded()) made(call, MpiOp::comm_dup, result, comm, *newcomm);
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm) {
-  MOIRAI_CALL("MPI_Comm_create");
-  int result = PMPI_Comm_create(comm, group, newcomm);
-  if (call.recorded()) made(call, MpiOp::comm_create, result, comm, *newcomm);
-  return result;
-}
+MOIRAI_WRAPPER_THEN(Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm* newcomm), (comm, color, key, newcomm),
+                    made(call, MpiOp::comm_split, result, comm, *newcomm))
+MOIRAI_WRAPPER_THEN(Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm* newcomm),
+                    (comm, split_type, key, info, newcomm),
+                    made(call, MpiOp::comm_split_type, result, comm, *newcomm))
+MOIRAI_WRAPPER_THEN(Comm_dup, (MPI_Comm comm, MPI_Comm* newcomm), (comm, newcomm),
+                    made(call, MpiOp::comm_dup, result, comm, *newcomm))
+MOIRAI_WRAPPER_THEN(Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm* newcomm), (comm, group, newcomm),
+                    made(call, MpiOp::comm_create, result, comm, *newcomm))
+MOIRAI_WRAPPER_THEN(Intercomm_merge, (MPI_Comm intercomm, int high, MPI_Comm* newintracomm),
+                    (intercomm, high, newintracomm), made(call, MpiOp::intercomm_merge, result, intercomm, *newintracomm))
 
 MOIRAI_MPI_WRAPPER MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader,
                                         int tag, MPI_Comm* newintercomm) {
@@ -60,13 +44,6 @@ MOIRAI_MPI_WRAPPER MPI_Intercomm_create(MPI_Comm local_comm, int local_leader, M
     std::int32_t peer = rank == local_leader ? peer_of(peer_comm, remote_leader) : moirai::mpi::kNoPeer;
     made(call, MpiOp::intercomm_create, result, local_comm, *newintercomm, peer, tag);
   }
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm* newintracomm) {
-  MOIRAI_CALL("MPI_Intercomm_merge");
-  int result = PMPI_Intercomm_merge(intercomm, high, newintracomm);
-  if (call.recorded()) made(call, MpiOp::intercomm_merge, result, intercomm, *newintracomm);
   return result;
 }
 

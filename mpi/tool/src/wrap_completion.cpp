@@ -143,28 +143,19 @@ MOIRAI_MPI_WRAPPER MPI_Testany(int count, MPI_Request requests[], int* index, in
   return result;
 }
 
-MOIRAI_MPI_WRAPPER MPI_Waitsome(int incount, MPI_Request requests[], int* outcount, int indices[],
-                                MPI_Status statuses[]) {
-  MOIRAI_CALL("MPI_Waitsome");
-  if (!call.recorded()) return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
-  remember(incount, requests);
-  MPI_Status* seen = statuses_for(incount, statuses);
-  int result = PMPI_Waitsome(incount, requests, outcount, indices, seen);
-  call.returned();
-  if (result == MPI_SUCCESS || result == MPI_ERR_IN_STATUS) collect_some(result, *outcount, indices, seen);
-  write(call, MpiOp::waitsome, result);
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Testsome(int incount, MPI_Request requests[], int* outcount, int indices[],
-                                MPI_Status statuses[]) {
-  MOIRAI_CALL("MPI_Testsome");
-  if (!call.recorded()) return PMPI_Testsome(incount, requests, outcount, indices, statuses);
-  remember(incount, requests);
-  MPI_Status* seen = statuses_for(incount, statuses);
-  int result = PMPI_Testsome(incount, requests, outcount, indices, seen);
-  call.returned();
-  if (result == MPI_SUCCESS || result == MPI_ERR_IN_STATUS) collect_some(result, *outcount, indices, seen);
-  write(call, MpiOp::testsome, result);
-  return result;
-}
+// MPI_Waitsome and MPI_Testsome take the same parameters and write the same records.
+#define MOIRAI_COMPLETE_SOME(Name, op)                                                                           \
+  MOIRAI_MPI_WRAPPER MPI_##Name(int incount, MPI_Request requests[], int* outcount, int indices[],                \
+                                MPI_Status statuses[]) {                                                          \
+    MOIRAI_CALL("MPI_" #Name);                                                                                    \
+    if (!call.recorded()) return PMPI_##Name(incount, requests, outcount, indices, statuses);                     \
+    remember(incount, requests);                                                                                  \
+    MPI_Status* seen = statuses_for(incount, statuses);                                                           \
+    int result = PMPI_##Name(incount, requests, outcount, indices, seen);                                         \
+    call.returned();                                                                                              \
+    if (result == MPI_SUCCESS || result == MPI_ERR_IN_STATUS) collect_some(result, *outcount, indices, seen);     \
+    write(call, op, result);                                                                                      \
+    return result;                                                                                                \
+  }
+MOIRAI_COMPLETE_SOME(Waitsome, MpiOp::waitsome)
+MOIRAI_COMPLETE_SOME(Testsome, MpiOp::testsome)

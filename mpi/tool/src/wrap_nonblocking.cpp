@@ -33,14 +33,12 @@ void post_receive(Call& call, MpiOp op, int result, int count, MPI_Datatype type
 
 }  // namespace
 
-#define MOIRAI_NONBLOCKING_SEND(Name, op, persistent)                                                    \
-  MOIRAI_MPI_WRAPPER MPI_##Name(const void* buf, int count, MPI_Datatype type, int dest, int tag,        \
-                                MPI_Comm comm, MPI_Request* request) {                                   \
-    MOIRAI_CALL("MPI_" #Name);                                                                           \
-    int result = PMPI_##Name(buf, count, type, dest, tag, comm, request);                                \
-    if (call.recorded()) post_send(call, op, result, count, type, dest, tag, comm, *request, persistent); \
-    return result;                                                                                       \
-  }
+#define MOIRAI_NONBLOCKING_SEND(Name, op, persistent)                                                   \
+  MOIRAI_WRAPPER_THEN(Name,                                                                             \
+                      (const void* buf, int count, MPI_Datatype type, int dest, int tag, MPI_Comm comm, \
+                       MPI_Request* request),                                                           \
+                      (buf, count, type, dest, tag, comm, request),                                     \
+                      post_send(call, op, result, count, type, dest, tag, comm, *request, persistent))
 MOIRAI_NONBLOCKING_SEND(Isend, MpiOp::isend, false)
 MOIRAI_NONBLOCKING_SEND(Issend, MpiOp::issend, false)
 MOIRAI_NONBLOCKING_SEND(Ibsend, MpiOp::ibsend, false)
@@ -50,21 +48,14 @@ MOIRAI_NONBLOCKING_SEND(Ssend_init, MpiOp::send_init, true)
 MOIRAI_NONBLOCKING_SEND(Bsend_init, MpiOp::send_init, true)
 MOIRAI_NONBLOCKING_SEND(Rsend_init, MpiOp::send_init, true)
 
-MOIRAI_MPI_WRAPPER MPI_Irecv(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                             MPI_Request* request) {
-  MOIRAI_CALL("MPI_Irecv");
-  int result = PMPI_Irecv(buf, count, type, source, tag, comm, request);
-  if (call.recorded()) post_receive(call, MpiOp::irecv, result, count, type, source, tag, comm, *request, false);
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Recv_init(void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,
-                                 MPI_Request* request) {
-  MOIRAI_CALL("MPI_Recv_init");
-  int result = PMPI_Recv_init(buf, count, type, source, tag, comm, request);
-  if (call.recorded()) post_receive(call, MpiOp::recv_init, result, count, type, source, tag, comm, *request, true);
-  return result;
-}
+#define MOIRAI_NONBLOCKING_RECEIVE(Name, op, persistent)                                                  \
+  MOIRAI_WRAPPER_THEN(Name,                                                                               \
+                      (void* buf, int count, MPI_Datatype type, int source, int tag, MPI_Comm comm,       \
+                       MPI_Request* request),                                                             \
+                      (buf, count, type, source, tag, comm, request),                                     \
+                      post_receive(call, op, result, count, type, source, tag, comm, *request, persistent))
+MOIRAI_NONBLOCKING_RECEIVE(Irecv, MpiOp::irecv, false)
+MOIRAI_NONBLOCKING_RECEIVE(Recv_init, MpiOp::recv_init, true)
 
 MOIRAI_MPI_WRAPPER MPI_Imrecv(void* buf, int count, MPI_Datatype type, MPI_Message* message, MPI_Request* request) {
   MOIRAI_CALL("MPI_Imrecv");
@@ -95,19 +86,9 @@ void start_instances(Call& call, int result, int count, const MPI_Request* reque
 
 }  // namespace
 
-MOIRAI_MPI_WRAPPER MPI_Start(MPI_Request* request) {
-  MOIRAI_CALL("MPI_Start");
-  int result = PMPI_Start(request);
-  if (call.recorded()) start_instances(call, result, 1, request);
-  return result;
-}
-
-MOIRAI_MPI_WRAPPER MPI_Startall(int count, MPI_Request requests[]) {
-  MOIRAI_CALL("MPI_Startall");
-  int result = PMPI_Startall(count, requests);
-  if (call.recorded()) start_instances(call, result, count, requests);
-  return result;
-}
+MOIRAI_WRAPPER_THEN(Start, (MPI_Request* request), (request), start_instances(call, result, 1, request))
+MOIRAI_WRAPPER_THEN(Startall, (int count, MPI_Request requests[]), (count, requests),
+                    start_instances(call, result, count, requests))
 
 MOIRAI_MPI_WRAPPER MPI_Request_free(MPI_Request* request) {
   MOIRAI_CALL("MPI_Request_free");
